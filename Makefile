@@ -1,0 +1,54 @@
+# Two commands on a fresh machine: `make run` and `make test`. Everything they need is
+# installed into .venv from here.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: venv run test test-unit test-integration test-e2e lint typecheck protos check-protos wheel-check bench clean
+
+$(STAMP): pyproject.toml setup.py
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+run: venv
+	$(VENV)/bin/mithril up
+
+test: venv check-protos lint
+	$(PY) -m pytest -q
+
+test-unit: venv
+	$(PY) -m pytest -q tests/unit
+
+test-integration: venv
+	$(PY) -m pytest -q tests/integration
+
+test-e2e: venv
+	$(PY) -m pytest -q tests/e2e
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: venv
+	$(VENV)/bin/mypy mithril services gateway
+
+protos: venv
+	$(VENV)/bin/buf lint
+	$(PY) scripts/gen_protos.py
+
+check-protos: venv
+	$(VENV)/bin/buf lint
+	$(PY) scripts/gen_protos.py --check
+
+bench: venv
+	$(VENV)/bin/mithril bench detection
+	$(VENV)/bin/mithril bench latency
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache .mypy_cache

@@ -1,0 +1,75 @@
+"""What `mithril bench detection` and `mithril bench latency` run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import platform
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from mithril.domain import Finding, Origin
+
+
+def default_datasets_dir() -> Path:
+    """../shared/datasets next to the checkout, else next to the working directory."""
+    for base in (Path(__file__).resolve().parent.parent, Path.cwd()):
+        candidate = base.parent / "shared" / "datasets"
+        if candidate.is_dir():
+            return candidate
+    raise SystemExit("datasets not found: pass --datasets DIR")
+
+
+def _machine() -> dict[str, Any]:
+    import os
+
+    return {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "machine": platform.machine(),
+    }
+
+
+def detection(datasets: Path | None, results: Path, console: Console) -> None:
+    from mithril.benchmark import detection as prompt_detection
+    from mithril.benchmark import secrets_quality
+    from mithril.cli.pipeline import LocalPipeline
+
+    datasets = datasets or default_datasets_dir()
+    pipeline = LocalPipeline()
+    loop = asyncio.new_event_loop()
+
+    def decide(text: str, origin: Origin) -> tuple[bool, float, list[Finding]]:
+        decision = loop.run_until_complete(pipeline.firewall.scan(text, origin))
+        return decision.flagged, decision.score, list(decision.findings)
+
+    started = time.perf_counter()
+    report = prompt_detection.run_detection(datasets, decide)
+    secrets = secrets_quality.run_secrets_quality(datasets)
+    elapsed = time.perf_counter() - started
+    loop.close()
+    results.mkdir(parents=True, exist_ok=True)
+    prompt_detection.write_report(report, results)
+    secrets_md = secrets_quality.format_markdown(secrets)
+    (results / "secrets.md").write_text(secrets_md)
+    (results / "secrets.json").write_text(json.dumps(secrets, indent=2, default=str))
+    console.print(prompt_detection.format_markdown(report), markup=False)
+    console.print(secrets_md, markup=False)
+    console.print(f"({elapsed:.1f}s; written to {results}/detection.md and secrets.md)")
+
+
+def latency(results: Path, repeat: int, console: Console) -> None:
+    from mithril.benchmark import latency as bench
+
+    sizes = bench.fast_tier(repeat=repeat)
+    trips = bench.round_trip()
+    markdown = bench.format_markdown(sizes, trips)
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "latency.md").write_text(markdown)
+    payload = bench.to_json(sizes, trips) | {"machine": _machine()}
+    (results / "latency.json").write_text(json.dumps(payload, indent=2))
+    console.print(markdown, markup=False)
+    console.print(f"(written to {results}/latency.md)")

@@ -1,0 +1,334 @@
+"""Detection-quality benchmark: TPR/FPR/precision/F1 per labelled source and split.
+
+Sources (under `datasets_dir`, see its README.md):
+
+- injection/s-labs.jsonl, injection/neuralchemy.jsonl: their own `split` field; `train` is the
+  DEV part, `validation` the HELD-OUT part. Misses are broken down by neuralchemy `category`.
+- jailbreak/jbb-artifacts.jsonl, jailbreak/gptfuzz-templates.jsonl, jailbreak/giskard.jsonl,
+  benign/mt-vicuna-bench.jsonl: no split field; a row is HELD-OUT when
+  sha256(text) % 5 == 0, DEV otherwise. Misses by jbb `method` (the attack technique: GCG,
+  PAIR, ...) and giskard `group`. gptfuzz templates carry `[INSERT PROMPT HERE]`; it is replaced
+  by the neutral, harmless question in `GPTFUZZ_PLACEHOLDER` (the split uses the template text).
+- indirect/bipia: attack strings (`text_attack_*` for email and table contexts, `code_attack_*`
+  for code contexts) are embedded into the benign contexts the way BIPIA does it: at the start,
+  in the middle (at a line or sentence boundary) or at the end of the context, position chosen
+  deterministically per row; each context yields `BIPIA_ATTACKS_PER_CONTEXT` attacked rows
+  (label 1, attacks rotated so all are used) and itself unchanged (label 0). BIPIA's own
+  train files are DEV, its test files HELD-OUT. These rows are scanned as `Origin.RETRIEVAL`.
+
+Everything else is scanned as `Origin.USER`. `decide(text, origin)` returns
+(flagged, score, findings); the default uses `Scanner.from_rule_files()` and flags when the
+score is at least `DEFAULT_THRESHOLD`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from mithril.domain import Finding, Origin
+
+DEFAULT_THRESHOLD = 0.5
+GPTFUZZ_PLACEHOLDER = "What is the boiling point of water at sea level?"
+BIPIA_ATTACKS_PER_CONTEXT = 3
+DEV, HELD_OUT = "dev", "held_out"
+
+Decide = Callable[[str, Origin], tuple[bool, float, list[Finding]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    text: str
+    label: int
+    split: str
+    category: str = ""
+    origin: Origin = Origin.USER
+
+
+@dataclass(slots=True)
+class SplitResult:
+    """Counts and rates for one source and split."""
+
+    source: str
+    split: str
+    rows: int = 0
+    attacks: int = 0
+    benign: int = 0
+    tp: int = 0
+    fp: int = 0
+    tn: int = 0
+    fn: int = 0
+    misses_by_category: dict[str, int] = field(default_factory=dict)
+    attacks_by_category: dict[str, int] = field(default_factory=dict)
+    false_positive_rules: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def tpr(self) -> float | None:
+        return self.tp / self.attacks if self.attacks else None
+
+    @property
+    def fpr(self) -> float | None:
+        return self.fp / self.benign if self.benign else None
+
+    @property
+    def precision(self) -> float | None:
+        return self.tp / (self.tp + self.fp) if (self.tp + self.fp) else None
+
+    @property
+    def f1(self) -> float | None:
+        p, r = self.precision, self.tpr
+        if p is None or r is None or p + r == 0:
+            return None
+        return 2 * p * r / (p + r)
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data.update(tpr=self.tpr, fpr=self.fpr, precision=self.precision, f1=self.f1)
+        return data
+
+
+@dataclass(slots=True)
+class DetectionReport:
+    """Results per (source, split), plus how they were produced."""
+
+    results: list[SplitResult]
+    threshold: float | None
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+    def get(self, source: str, split: str) -> SplitResult | None:
+        for result in self.results:
+            if result.source == source and result.split == split:
+                return result
+        return None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "threshold": self.threshold,
+            "seconds": round(self.seconds, 2),
+            "notes": self.notes,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+def held_out(text: str) -> bool:
+    """Deterministic hold-out for sources without a split: sha256(text) % 5 == 0."""
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest(), "big") % 5 == 0
+
+
+def _jsonl(path: Path) -> Iterator[dict]:
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _own_split(path: Path, category_key: str | None) -> list[Row]:
+    rows = []
+    for item in _jsonl(path):
+        split = DEV if item.get("split") == "train" else HELD_OUT
+        category = str(item.get(category_key, "")) if category_key else ""
+        rows.append(Row(item["text"], int(item["label"]), split, category))
+    return rows
+
+
+def _hashed_split(path: Path, category_key: str | None, placeholder: bool = False) -> list[Row]:
+    rows = []
+    for item in _jsonl(path):
+        text = item["text"]
+        split = HELD_OUT if held_out(text) else DEV
+        if placeholder:
+            text = text.replace("[INSERT PROMPT HERE]", GPTFUZZ_PLACEHOLDER)
+        category = str(item.get(category_key, "")) if category_key else ""
+        rows.append(Row(text, int(item["label"]), split, category))
+    return rows
+
+
+def _insert(context: str, attack: str, key: str) -> str:
+    position = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big") % 3
+    if position == 0:
+        return f"{attack}\n{context}"
+    if position == 2:
+        return f"{context}\n{attack}"
+    middle = len(context) // 2
+    cut = context.find("\n", middle)
+    if cut < 0:
+        cut = context.find(". ", middle)
+        cut = cut + 1 if cut >= 0 else len(context)
+    return f"{context[:cut]}\n{attack}\n{context[cut:].lstrip()}"
+
+
+def _bipia(folder: Path) -> list[Row]:
+    rows: list[Row] = []
+    for part, split in (("train", DEV), ("test", HELD_OUT)):
+        attacks: dict[str, list[tuple[str, str]]] = {}
+        for kind in ("text", "code"):
+            path = folder / f"{kind}_attack_{part}.json"
+            if not path.exists():
+                continue
+            data = json.loads(path.read_text(encoding="utf-8"))
+            attacks[kind] = [(cat, text) for cat, texts in data.items() for text in texts]
+        for task, kind in (("email", "text"), ("table", "text"), ("code", "code")):
+            path = folder / task / f"{part}.jsonl"
+            pool = attacks.get(kind, [])
+            if not path.exists() or not pool:
+                continue
+            for number, item in enumerate(_jsonl(path)):
+                context = item.get("context", "")
+                if isinstance(context, list):
+                    context = "\n".join(context)
+                rows.append(Row(context, 0, split, f"{task}:benign", Origin.RETRIEVAL))
+                for k in range(BIPIA_ATTACKS_PER_CONTEXT):
+                    index = (number * BIPIA_ATTACKS_PER_CONTEXT + k) % len(pool)
+                    category, attack = pool[index]
+                    text = _insert(context, attack, f"{task}:{part}:{number}:{k}")
+                    rows.append(Row(text, 1, split, f"{task}:{category}", Origin.RETRIEVAL))
+    return rows
+
+
+def load_sources(datasets_dir: Path) -> dict[str, list[Row]]:
+    """Every labelled source present under `datasets_dir`, as rows with a split."""
+    d = Path(datasets_dir)
+    loaders: dict[str, Callable[[], list[Row]]] = {
+        "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
+        "injection/neuralchemy": lambda: _own_split(d / "injection/neuralchemy.jsonl", "category"),
+        "jailbreak/jbb-artifacts": lambda: _hashed_split(
+            d / "jailbreak/jbb-artifacts.jsonl", "method"
+        ),
+        "jailbreak/gptfuzz-templates": lambda: _hashed_split(
+            d / "jailbreak/gptfuzz-templates.jsonl", None, placeholder=True
+        ),
+        "jailbreak/giskard": lambda: _hashed_split(d / "jailbreak/giskard.jsonl", "group"),
+        "benign/mt-vicuna-bench": lambda: _hashed_split(
+            d / "benign/mt-vicuna-bench.jsonl", "category"
+        ),
+        "indirect/bipia": lambda: _bipia(d / "indirect/bipia"),
+    }
+    paths = {
+        "indirect/bipia": d / "indirect/bipia",
+    }
+    sources: dict[str, list[Row]] = {}
+    for name, loader in loaders.items():
+        path = paths.get(name, d / f"{name}.jsonl")
+        if path.exists():
+            sources[name] = loader()
+    return sources
+
+
+def default_decide(threshold: float = DEFAULT_THRESHOLD) -> Decide:
+    """The bundled scanner, flagging at `threshold`."""
+    from mithril.services.scanner import Scanner
+
+    scanner = Scanner.from_rule_files()
+
+    def decide(text: str, origin: Origin) -> tuple[bool, float, list[Finding]]:
+        result = scanner.scan(text, origin)
+        return result.score >= threshold, result.score, list(result.findings)
+
+    return decide
+
+
+def run_detection(datasets_dir: Path, decide: Decide | None = None) -> DetectionReport:
+    """Score every labelled source under `datasets_dir`; see the module docstring."""
+    started = time.perf_counter()
+    threshold = DEFAULT_THRESHOLD if decide is None else None
+    decide = decide or default_decide()
+    results: list[SplitResult] = []
+    for source, rows in load_sources(Path(datasets_dir)).items():
+        by_split = {DEV: SplitResult(source, DEV), HELD_OUT: SplitResult(source, HELD_OUT)}
+        misses: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
+        totals: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
+        fp_rules: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
+        for row in rows:
+            result = by_split[row.split]
+            flagged, _, findings = decide(row.text, row.origin)
+            result.rows += 1
+            if row.label:
+                result.attacks += 1
+                totals[row.split][row.category or "-"] += 1
+                if flagged:
+                    result.tp += 1
+                else:
+                    result.fn += 1
+                    misses[row.split][row.category or "-"] += 1
+            else:
+                result.benign += 1
+                if flagged:
+                    result.fp += 1
+                    fp_rules[row.split].update({f.rule_id for f in findings})
+                else:
+                    result.tn += 1
+        for split, result in by_split.items():
+            if not result.rows:
+                continue
+            result.misses_by_category = dict(misses[split].most_common())
+            result.attacks_by_category = dict(totals[split].most_common())
+            result.false_positive_rules = dict(fp_rules[split].most_common())
+            results.append(result)
+    notes = [
+        "DEV = rows used while writing rules; HELD_OUT = rows never looked at.",
+        "s-labs/neuralchemy: own split (train = DEV, validation = HELD_OUT); other sources: "
+        "sha256(text) % 5 == 0 is HELD_OUT; BIPIA: train files DEV, test files HELD_OUT.",
+        f"gptfuzz '[INSERT PROMPT HERE]' replaced by the neutral question {GPTFUZZ_PLACEHOLDER!r}.",
+        f"BIPIA: each context embeds {BIPIA_ATTACKS_PER_CONTEXT} attacks (start/middle/end) "
+        "and is also kept clean as a benign row; scanned as Origin.RETRIEVAL.",
+        "jbb-artifacts misses are broken down by attack method; GCG/PAIR-style attacks are "
+        "largely out of reach for rules (learned tiers come later).",
+    ]
+    return DetectionReport(results, threshold, time.perf_counter() - started, notes)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def format_markdown(report: DetectionReport) -> str:
+    """A markdown summary: one table per split, then misses by category."""
+    threshold = "custom decide" if report.threshold is None else f"score >= {report.threshold}"
+    lines = [
+        "# Detection benchmark",
+        "",
+        f"Flagged when {threshold}. Runtime {report.seconds:.1f} s.",
+        "",
+    ]
+    lines += [f"- {note}" for note in report.notes]
+    for split in (HELD_OUT, DEV):
+        lines += [
+            "",
+            f"## {split.replace('_', '-')}",
+            "",
+            "| source | rows | attacks | benign | TPR | FPR | precision | F1 |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for r in (r for r in report.results if r.split == split):
+            lines.append(
+                f"| {r.source} | {r.rows} | {r.attacks} | {r.benign} | {_pct(r.tpr)} | "
+                f"{_pct(r.fpr)} | {_pct(r.precision)} | {_pct(r.f1)} |"
+            )
+    lines += ["", "## Misses by category (held-out)", ""]
+    for r in (r for r in report.results if r.split == HELD_OUT and r.misses_by_category):
+        parts = [
+            f"{cat} {miss}/{r.attacks_by_category.get(cat, 0)}"
+            for cat, miss in r.misses_by_category.items()
+        ]
+        lines.append(f"- **{r.source}**: " + ", ".join(parts))
+    lines += ["", "## Rules firing on false positives (held-out)", ""]
+    for r in (r for r in report.results if r.split == HELD_OUT and r.false_positive_rules):
+        parts = [f"{rule} {count}" for rule, count in r.false_positive_rules.items()]
+        lines.append(f"- **{r.source}**: " + ", ".join(parts))
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: DetectionReport, out_dir: Path) -> tuple[Path, Path]:
+    """Write `detection.md` and `detection.json` into `out_dir`; return their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    markdown, data = out / "detection.md", out / "detection.json"
+    markdown.write_text(format_markdown(report), encoding="utf-8")
+    data.write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
+    return markdown, data

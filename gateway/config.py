@@ -1,0 +1,57 @@
+"""Settings of the gateway (env prefix MITHRIL_GATEWAY_)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+HTTP_PORT = 8080
+GRPC_PORT = 50050
+
+
+class GatewaySettings(BaseSettings):
+    """The gateway's settings; every field can be set as MITHRIL_GATEWAY_<FIELD>."""
+
+    model_config = SettingsConfigDict(env_prefix="MITHRIL_GATEWAY_", extra="ignore")
+
+    http_host: str = Field("127.0.0.1", description="Address the HTTP server binds to.")
+    http_port: int = Field(HTTP_PORT, ge=0, le=65535, description="HTTP port; 0 picks one.")
+    grpc_host: str = Field("[::]", description="Address the FirewallService gRPC server binds to.")
+    grpc_port: int = Field(GRPC_PORT, ge=0, le=65535, description="gRPC port; 0 picks one.")
+    scanner_addr: str = Field(
+        "127.0.0.1:50051",
+        description="Scanner service address: host:port, or a gRPC target such as"
+        " dns:///scanner:50051 (load-balanced round robin over every address).",
+    )
+    secrets_addr: str = Field("127.0.0.1:50052", description="Secrets service address.")
+    service_token: str = Field(
+        "", description="Bearer token sent to the services (their MITHRIL_<SVC>_AUTH_TOKEN)."
+    )
+    service_timeout_seconds: float = Field(
+        2.0, gt=0, description="Deadline for each call to a service."
+    )
+    mode: Literal["block", "log"] = Field(
+        "block",
+        description="block: flagged input is refused and a service that is down fails closed"
+        " (503); log: flagged input is recorded and allowed, and a service that is down fails"
+        " open.",
+    )
+    threshold: float = Field(
+        0.5, ge=0, le=1, description="Score at or above which content is flagged."
+    )
+    max_text_chars: int = Field(
+        1_048_576, gt=0, description="Longest text accepted in one request, in characters."
+    )
+    max_body_bytes: int = Field(
+        8 * 1_048_576, gt=0, description="Largest HTTP request body accepted, in bytes."
+    )
+    max_batch_items: int = Field(256, gt=0, description="Most items accepted in one batch.")
+    auth_token: str = Field(
+        "",
+        description="Bearer token callers of the FirewallService gRPC API must send; empty"
+        " disables auth.",
+    )
+    grace_seconds: float = Field(5.0, ge=0, description="Drain time after SIGTERM.")
+    log_level: str = Field("INFO", description="Python log level name.")

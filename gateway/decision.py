@@ -1,0 +1,151 @@
+"""The policy's verdict: how findings become a score, and a score an action."""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from mithril.common.v1 import common_pb2
+from mithril.domain import Finding, combine_confidences
+from mithril.runtime.convert import findings_to_proto
+
+
+class Mode(enum.StrEnum):
+    BLOCK = "block"
+    LOG = "log"
+
+    def to_proto(self) -> int:
+        return {
+            Mode.BLOCK: common_pb2.POLICY_MODE_BLOCK,
+            Mode.LOG: common_pb2.POLICY_MODE_LOG,
+        }[self]
+
+    @classmethod
+    def from_proto(cls, value: int) -> Mode | None:
+        return {common_pb2.POLICY_MODE_BLOCK: cls.BLOCK, common_pb2.POLICY_MODE_LOG: cls.LOG}.get(
+            value  # type: ignore[call-overload]
+        )
+
+
+class Action(enum.StrEnum):
+    ALLOW = "allow"
+    BLOCK = "block"
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    mode: Mode
+    threshold: float
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    decision_id: str
+    action: Action
+    score: float
+    flagged: bool
+    mode: Mode
+    threshold: float
+    findings: tuple[Finding, ...]
+    unavailable_services: tuple[str, ...] = ()
+    latency_ms: float = 0.0
+
+    @property
+    def rule_ids(self) -> list[str]:
+        return sorted({finding.rule_id for finding in self.findings})
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "id": self.decision_id,
+            "action": self.action.value,
+            "score": round(self.score, 6),
+            "flagged": self.flagged,
+            "mode": self.mode.value,
+            "threshold": self.threshold,
+            "findings": [finding_to_dict(finding) for finding in self.findings],
+            "unavailable_services": list(self.unavailable_services),
+            "latency_ms": round(self.latency_ms, 3),
+        }
+
+    def to_proto(self) -> common_pb2.Decision:
+        return common_pb2.Decision(
+            decision_id=self.decision_id,
+            action=common_pb2.ACTION_BLOCK
+            if self.action is Action.BLOCK
+            else common_pb2.ACTION_ALLOW,
+            score=self.score,
+            findings=findings_to_proto(self.findings),
+            flagged=self.flagged,
+            mode=self.mode.to_proto(),  # type: ignore[arg-type]
+            threshold=self.threshold,
+            unavailable_services=self.unavailable_services,
+            latency_ms=self.latency_ms,
+        )
+
+
+def finding_to_dict(finding: Finding) -> dict[str, object]:
+    return {
+        "rule_id": finding.rule_id,
+        "detector": finding.detector,
+        "category": finding.category,
+        "severity": finding.severity.name.lower(),
+        "confidence": round(finding.confidence, 6),
+        "message": finding.message,
+        "start": finding.start,
+        "end": finding.end,
+        "view": finding.view,
+        "kind": finding.kind,
+    }
+
+
+def score_findings(findings: Iterable[Finding]) -> float:
+    """Noisy-OR across categories of the strongest finding in each.
+
+    Distinct categories (a jailbreak persona and a role-hijack token, say) are independent
+    evidence and reinforce each other; repeats within one category (ten email addresses)
+    are not, so they count once at their strongest.
+    """
+    strongest: dict[str, float] = {}
+    for finding in findings:
+        strongest[finding.category] = max(strongest.get(finding.category, 0.0), finding.confidence)
+    return combine_confidences(tuple(strongest.values()))
+
+
+def order_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
+    """Strongest first; ties in text order, so output is stable across runs and paths."""
+    return tuple(
+        sorted(
+            findings,
+            key=lambda f: (
+                -int(f.severity),
+                -f.confidence,
+                f.start if f.start is not None else -1,
+                f.rule_id,
+            ),
+        )
+    )
+
+
+def decide(
+    findings: Iterable[Finding],
+    policy: Policy,
+    unavailable: tuple[str, ...] = (),
+    latency_ms: float = 0.0,
+) -> Decision:
+    ordered = order_findings(findings)
+    score = score_findings(ordered)
+    flagged = score >= policy.threshold and bool(ordered)
+    action = Action.BLOCK if flagged and policy.mode is Mode.BLOCK else Action.ALLOW
+    return Decision(
+        decision_id=uuid.uuid4().hex,
+        action=action,
+        score=score,
+        flagged=flagged,
+        mode=policy.mode,
+        threshold=policy.threshold,
+        findings=ordered,
+        unavailable_services=unavailable,
+        latency_ms=latency_ms,
+    )

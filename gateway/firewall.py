@@ -1,0 +1,132 @@
+"""The firewall policy: run the detectors, aggregate, decide, record.
+
+One `Firewall` serves the HTTP routes, the FirewallService and the CLI, so every surface
+gets the same decision for the same text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from opentelemetry import trace
+
+from mithril.domain import Finding, Origin
+from mithril.gateway import metrics
+from mithril.gateway.decision import Action, Decision, Mode, Policy, decide
+from mithril.gateway.detectors import Detectors, Redaction, ServiceUnavailableError
+from mithril.runtime import attributes
+from mithril.runtime.telemetry import text_fingerprint, tracer
+
+_log = logging.getLogger(__name__)
+_tracer = tracer(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class MessageInput:
+    origin: Origin
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationDecision:
+    decision: Decision
+    per_message: tuple[tuple[Finding, ...], ...]
+
+
+class Firewall:
+    def __init__(self, detectors: Detectors, policy: Policy) -> None:
+        self.detectors = detectors
+        self.policy = policy
+
+    def _policy(self, mode: Mode | None) -> Policy:
+        return self.policy if mode is None else Policy(mode, self.policy.threshold)
+
+    async def scan(
+        self,
+        text: str,
+        origin: Origin = Origin.USER,
+        direction: str = "input",
+        mode: Mode | None = None,
+    ) -> Decision:
+        conversation = await self.scan_messages([MessageInput(origin, text)], direction, mode)
+        return conversation.decision
+
+    async def scan_batch(
+        self, items: Sequence[tuple[str, Origin, Mode | None]], direction: str = "input"
+    ) -> list[Decision]:
+        return list(
+            await asyncio.gather(
+                *(self.scan(text, origin, direction, mode) for text, origin, mode in items)
+            )
+        )
+
+    async def scan_messages(
+        self, messages: Sequence[MessageInput], direction: str = "input", mode: Mode | None = None
+    ) -> ConversationDecision:
+        policy = self._policy(mode)
+        started = time.perf_counter()
+        with _tracer.start_as_current_span("mithril.firewall.decide") as span:
+            span.set_attribute(attributes.SERVICE, "gateway")
+            span.set_attribute(attributes.DIRECTION, direction)
+            span.set_attribute(attributes.MODE, policy.mode.value)
+            span.set_attribute(attributes.TEXT_LENGTH, sum(len(m.content) for m in messages))
+            if len(messages) == 1:
+                span.set_attribute(attributes.TEXT_SHA256, text_fingerprint(messages[0].content))
+            analyses = await asyncio.gather(
+                *(self.detectors.analyse(m.content, m.origin) for m in messages)
+            )
+            unavailable = tuple(sorted({name for a in analyses for name in a.unavailable}))
+            for service in unavailable:
+                metrics.SERVICE_UNAVAILABLE.labels(service, policy.mode.value).inc()
+                _log.warning(
+                    "service unavailable; failing %s",
+                    "closed" if policy.mode is Mode.BLOCK else "open",
+                    extra={"unavailable_service": service, "mode": policy.mode.value},
+                )
+            if unavailable and policy.mode is Mode.BLOCK:
+                span.set_attribute(attributes.UNAVAILABLE_SERVICES, list(unavailable))
+                raise ServiceUnavailableError(unavailable[0], "failing closed in block mode")
+            latency_ms = (time.perf_counter() - started) * 1000
+            decision = decide(
+                [f for a in analyses for f in a.findings], policy, unavailable, latency_ms
+            )
+            _annotate(span, decision, direction)
+        metrics.SCAN_DURATION.observe(latency_ms / 1000)
+        return ConversationDecision(decision, tuple(a.findings for a in analyses))
+
+    async def redact(self, text: str) -> Redaction:
+        with _tracer.start_as_current_span("mithril.firewall.redact") as span:
+            span.set_attribute(attributes.SERVICE, "gateway")
+            span.set_attribute(attributes.TEXT_LENGTH, len(text))
+            redaction = await self.detectors.redact(text)
+            span.set_attribute(
+                attributes.REDACTED_KINDS, sorted({f.kind for f in redaction.findings})
+            )
+            return redaction
+
+
+def _annotate(span: trace.Span, decision: Decision, direction: str) -> None:
+    span.set_attribute(attributes.DECISION_ID, decision.decision_id)
+    span.set_attribute(attributes.ACTION, decision.action.value)
+    span.set_attribute(attributes.SCORE, decision.score)
+    span.set_attribute(attributes.FLAGGED, decision.flagged)
+    span.set_attribute(attributes.THRESHOLD, decision.threshold)
+    span.set_attribute(attributes.RULE_IDS, decision.rule_ids)
+    span.set_attribute(attributes.FINDING_COUNT, len(decision.findings))
+    if decision.unavailable_services:
+        span.set_attribute(attributes.UNAVAILABLE_SERVICES, list(decision.unavailable_services))
+    metrics.DECISIONS.labels(decision.action.value, direction).inc()
+    if decision.action is Action.BLOCK:
+        seen: set[str] = set()
+        for finding in decision.findings:
+            if finding.rule_id not in seen:
+                seen.add(finding.rule_id)
+                metrics.BLOCKED.labels(
+                    finding.severity.name.lower(), finding.rule_id, finding.detector
+                ).inc()
+    else:
+        metrics.ALLOWED.inc()

@@ -1,0 +1,74 @@
+"""POST /v1/scan and POST /v1/redact: the firewall policy over HTTP and JSON."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from starlette.responses import Response
+
+from mithril.domain import Origin
+from mithril.gateway.body import OrjsonRoute
+from mithril.gateway.decision import Mode, finding_to_dict
+from mithril.gateway.errors import ApiError
+from mithril.gateway.firewall import Firewall
+from mithril.gateway.responses import json_response
+
+router = APIRouter(route_class=OrjsonRoute)
+
+OriginName = Literal["user", "system", "assistant", "tool", "retrieval"]
+
+
+class ScanBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: Annotated[StrictStr, Field(description="The text to scan.")]
+    origin: OriginName = Field("user", description="Who controls the text.")
+    direction: Literal["input", "output"] = Field("input", description="Which way it travels.")
+    mode: Literal["block", "log"] | None = Field(None, description="Override the policy mode.")
+
+
+class RedactBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: Annotated[StrictStr, Field(description="The text to redact.")]
+
+
+def _firewall(request: Request) -> Firewall:
+    return request.app.state.firewall  # type: ignore[no-any-return]
+
+
+def check_text(text: str, limit: int, param: str = "text") -> None:
+    if not text.strip():
+        raise ApiError(400, f"{param} must not be empty", code="empty_text", param=param)
+    if len(text) > limit:
+        raise ApiError(
+            413,
+            f"{param} has {len(text)} characters; the limit is {limit}",
+            code="text_too_long",
+            param=param,
+        )
+
+
+@router.post("/v1/scan")
+async def scan(body: ScanBody, request: Request) -> Response:
+    """Decide on one text with the gateway's policy; the decision is returned, not enforced."""
+    check_text(body.text, request.app.state.settings.max_text_chars)
+    decision = await _firewall(request).scan(
+        body.text,
+        Origin[body.origin.upper()],
+        body.direction,
+        Mode(body.mode) if body.mode else None,
+    )
+    return json_response(decision.to_dict())
+
+
+@router.post("/v1/redact")
+async def redact(body: RedactBody, request: Request) -> Response:
+    """Replace credentials and PII with [REDACTED:<kind>]."""
+    check_text(body.text, request.app.state.settings.max_text_chars)
+    redaction = await _firewall(request).redact(body.text)
+    return json_response(
+        {"text": redaction.text, "findings": [finding_to_dict(f) for f in redaction.findings]}
+    )

@@ -1,0 +1,1 @@
+"""The `mithril` command line."""

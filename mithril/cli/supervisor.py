@@ -1,0 +1,127 @@
+"""`mithril up`: every component as its own process, supervised until Ctrl-C or SIGTERM.
+
+Ports come from each component's own MITHRIL_* variable (default ports otherwise), and the
+gateway is pointed at the services the supervisor started unless its *_ADDR is set.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+import grpc
+import httpx
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from rich.console import Console
+from rich.table import Table
+
+from mithril.cli.components import Component
+from mithril.runtime.settings import mithril_home
+
+READY_TIMEOUT_SECONDS = 90.0
+STOP_TIMEOUT_SECONDS = 15.0
+
+
+def _serving(port: int) -> bool:
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=""), timeout=1.0
+            )
+        except grpc.RpcError:
+            return False
+    return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def _http_ok(port: int) -> bool:
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1.0).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def _environment(components: list[Component], home: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["MITHRIL_HOME"] = str(home)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    for component in components:
+        if component.http_port is None:  # a service the gateway calls
+            env.setdefault(component.gateway_addr_env, f"127.0.0.1:{component.grpc_port}")
+    return env
+
+
+def _wait_ready(component: Component, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{component.name} exited with code {process.returncode}")
+        http_port = component.http_port
+        if _serving(component.grpc_port) and (http_port is None or _http_ok(http_port)):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{component.name} was not SERVING after {READY_TIMEOUT_SECONDS:.0f}s")
+
+
+def _stop(processes: list[tuple[Component, subprocess.Popen[bytes]]]) -> None:
+    """SIGTERM in reverse start order (gateway first), then wait; kill what lingers."""
+    for _, process in reversed(processes):
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+    for _, process in reversed(processes):
+        try:
+            process.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def run_all(components: list[Component], home: Path | None, console: Console) -> int:
+    home = (home or mithril_home()).expanduser().resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    env = _environment(components, home)
+    processes: list[tuple[Component, subprocess.Popen[bytes]]] = []
+    stop_requested = False
+
+    def request_stop(signum: int, _frame: FrameType | None) -> None:
+        nonlocal stop_requested
+        stop_requested = True
+
+    previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        for component in components:
+            command = [sys.executable, "-m", component.module]
+            processes.append((component, subprocess.Popen(command, env=env)))
+            _wait_ready(component, processes[-1][1])
+            if stop_requested:
+                return 0
+        table = Table(title=f"Mithril is up (MITHRIL_HOME={home})", show_edge=False)
+        for column in ("component", "pid", "listens on"):
+            table.add_column(column)
+        for component, process in processes:
+            where = f"grpc 127.0.0.1:{component.grpc_port}"
+            if component.http_port is not None:
+                where = f"http://127.0.0.1:{component.http_port}  ·  {where}"
+            table.add_row(component.name, str(process.pid), where)
+        console.print(table)
+        console.print("all SERVING; Ctrl-C stops everything", highlight=False)
+        while not stop_requested:
+            for component, process in processes:
+                if process.poll() is not None:
+                    console.print(f"[red]{component.name} exited ({process.returncode})[/red]")
+                    return 1
+            time.sleep(0.2)
+        return 0
+    except RuntimeError as exc:
+        console.print(f"[red]error:[/red] {exc}")
+        return 1
+    finally:
+        _stop(processes)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        console.print("stopped", highlight=False)

@@ -1,0 +1,2 @@
+"""The service runtime every Mithril service shares: settings, gRPC server bootstrap,
+interceptors, google.rpc errors, JSON logs and OpenTelemetry."""

@@ -1,0 +1,26 @@
+"""Every custom span attribute Mithril sets, in one place.
+
+Spans carry identifiers, scores, actions, lengths and hashes; never prompt text, never a
+secret. Adding an attribute means adding it here.
+"""
+
+SERVICE = "mithril.service"
+ACTION = "mithril.action"
+SCORE = "mithril.score"
+FLAGGED = "mithril.flagged"
+MODE = "mithril.mode"
+THRESHOLD = "mithril.threshold"
+RULE_IDS = "mithril.rule_ids"
+FINDING_COUNT = "mithril.finding_count"
+TEXT_LENGTH = "mithril.text.length"
+TEXT_SHA256 = "mithril.text.sha256_prefix"
+ORIGIN = "mithril.origin"
+DIRECTION = "mithril.direction"
+DECISION_ID = "mithril.decision_id"
+REQUEST_ID = "mithril.request_id"
+UNAVAILABLE_SERVICES = "mithril.unavailable_services"
+VIEWS = "mithril.views"
+BATCH_SIZE = "mithril.batch_size"
+REDACTED_KINDS = "mithril.redacted_kinds"
+
+ALL = frozenset(value for name, value in dict(globals()).items() if name.isupper())

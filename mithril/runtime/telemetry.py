@@ -1,0 +1,64 @@
+"""One OpenTelemetry setup for every process, configured by the standard OTEL_* variables.
+
+A tracer provider is always installed so that trace context propagates over gRPC (and log
+lines carry trace ids); spans are exported over OTLP only when
+OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-specific variable) is set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import OTELResourceDetector, Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanProcessor
+
+_lock = threading.Lock()
+_provider: TracerProvider | None = None
+
+
+def setup_telemetry(service_name: str, extra_processor: SpanProcessor | None = None) -> None:
+    """Install the process's tracer provider once; later calls only add `extra_processor`."""
+    global _provider
+    with _lock:
+        if _provider is None:
+            resource = Resource.create(
+                {"service.name": os.environ.get("OTEL_SERVICE_NAME", f"mithril-{service_name}")}
+            ).merge(OTELResourceDetector().detect())
+            _provider = TracerProvider(resource=resource)
+            if _otlp_endpoint_configured():
+                from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+                    OTLPSpanExporter,
+                )
+
+                _provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+            trace.set_tracer_provider(_provider)
+        if extra_processor is not None:
+            _provider.add_span_processor(extra_processor)
+
+
+def shutdown_telemetry() -> None:
+    """Flush pending spans; called on process exit."""
+    if _provider is not None:
+        _provider.shutdown()
+
+
+def tracer(name: str) -> trace.Tracer:
+    return trace.get_tracer(name)
+
+
+def text_fingerprint(text: str) -> str:
+    """A short hash that lets spans and events correlate a text without holding it."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _otlp_endpoint_configured() -> bool:
+    if os.environ.get("OTEL_TRACES_EXPORTER", "otlp").strip().lower() == "none":
+        return False
+    return bool(
+        os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+    )

@@ -1,0 +1,213 @@
+"""The scanner facade: views + RE2 rule matching + detectors -> `ScanResult`.
+
+Pipeline for `Scanner.scan(text, origin, families)`:
+
+1. one RE2 set pass over the raw text: every regex rule plus the cheap view triggers;
+2. if a normalisation trigger fired, the normalised view (`normalize.py`) is matched by a
+   second set holding the same rules rewritten for that view; spans map back to the original;
+3. if a decoding trigger fired, bounded base64/hex/URL/rot13 segments (`decode.py`) are decoded
+   and matched again (at most `decode.MAX_DEPTH` levels); their findings carry no span;
+4. programmatic detectors (`detectors/`) run on what the passes found;
+5. findings are filtered by origin and family, deduplicated per rule id (first view wins:
+   raw, then normalized, then decoded), sorted by severity then confidence, and scored with
+   `combine_confidences` (noisy-OR).
+
+Origins. Rules with `origins: untrusted` (the indirect-injection rules about text that talks
+to "the AI reading this", asks to forward data to an address, hides instructions for a model)
+only run on tool and retrieval content: a user may legitimately write "summarize this email
+and send it to bob@example.com", a retrieved web page may not. Rules may also carry an
+`untrusted_confidence` that applies to tool/retrieval content, where any instruction to the
+model is already out of place. Everything else applies to every origin.
+
+A `Scanner` is immutable after construction and safe to share across threads and tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from mithril.domain import Finding, Origin, combine_confidences
+
+from . import decode, normalize
+from .detectors import DETECTOR_TRIGGERS, DETECTORS, DecodedSegment, RegexHit, ScanContext
+from .engine import Engine
+from .rules import FAMILIES, Rule, load_rules
+
+DETECTOR_NAME = "scanner"
+
+_NORMALIZE_TRIGGERS = frozenset(normalize.TRIGGERS)
+_DECODE_TRIGGERS = frozenset(decode.TRIGGERS)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """What one scan found."""
+
+    findings: tuple[Finding, ...]
+    """Strongest first (severity, then confidence); at most one finding per rule id."""
+    score: float
+    """Noisy-OR of the findings' confidences, 0..1."""
+    views: tuple[str, ...]
+    """Views scanned besides "raw", e.g. ("normalized", "base64")."""
+
+
+_EMPTY = ScanResult((), 0.0, ())
+
+
+def _result(findings: dict[str, Finding], views: list[str]) -> ScanResult:
+    ordered = tuple(
+        sorted(findings.values(), key=lambda f: (-f.severity, -f.confidence, f.rule_id))
+    )
+    return ScanResult(ordered, combine_confidences([f.confidence for f in ordered]), tuple(views))
+
+
+class Scanner:
+    """Attack-technique detection over a fixed, validated rule set."""
+
+    __slots__ = ("_decoded", "_detector_rules", "_normalized", "_raw", "_rules", "families")
+
+    families: frozenset[str]
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        ids = [rule.id for rule in rules]
+        if len(ids) != len(set(ids)):
+            duplicates = sorted({i for i in ids if ids.count(i) > 1})
+            raise ValueError(f"duplicate rule ids: {duplicates}")
+        self._rules = tuple(rules)
+        regex = [r for r in self._rules if r.detector == "regex"]
+        triggers = {f"normalize:{k}": v for k, v in normalize.TRIGGERS.items()}
+        triggers |= {f"decode:{k}": v for k, v in decode.TRIGGERS.items()}
+        triggers |= {f"detect:{k}": v for k, v in DETECTOR_TRIGGERS.items()}
+        self._raw = Engine([r for r in regex if "raw" in r.views], triggers)
+        self._normalized = Engine(
+            [r for r in regex if "normalized" in r.views and not r.case_sensitive],
+            rewrite=normalize.canonical_pattern,
+        )
+        self._decoded = Engine([r for r in regex if "decoded" in r.views])
+        self._detector_rules = tuple(r for r in self._rules if r.detector != "regex")
+        self.families = frozenset(FAMILIES)
+
+    @classmethod
+    def from_rule_files(cls, extra_paths: Sequence[Path] = ()) -> Scanner:
+        """The bundled rules plus the given user rule files (same YAML schema)."""
+        return cls(load_rules(extra_paths, DETECTORS))
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        return self._rules
+
+    def scan(
+        self,
+        text: str,
+        origin: Origin = Origin.USER,
+        families: Collection[str] | None = None,
+    ) -> ScanResult:
+        raw_rules, triggers = self._raw.match(text)
+        if not raw_rules and not triggers:
+            return _EMPTY
+        hits: list[RegexHit] = []
+        views: list[str] = []
+        wanted_raw = [i for i in raw_rules if self._wanted(self._raw.rules[i], origin, families)]
+        for index, span in self._raw.spans(wanted_raw, text).items():
+            hits.append(RegexHit(self._raw.rules[index], "raw", *(span or (None, None))))
+
+        trigger_names = {t.split(":", 1)[1] for t in triggers}
+        if trigger_names & _NORMALIZE_TRIGGERS:
+            view = normalize.build_view(text)
+            views.append("normalized")
+            seen = {hit.rule.id for hit in hits}
+            matched, _ = self._normalized.match(view.text)
+            fresh = [
+                i
+                for i in matched
+                if self._normalized.rules[i].id not in seen
+                and self._wanted(self._normalized.rules[i], origin, families)
+            ]
+            for index, span in self._normalized.spans(fresh, view.text).items():
+                mapped = view.original_span(*span) if span else None
+                hits.append(
+                    RegexHit(self._normalized.rules[index], "normalized", *(mapped or (None, None)))
+                )
+
+        segments: list[DecodedSegment] = []
+        wanted = trigger_names & _DECODE_TRIGGERS
+        if wanted:
+            self._decode(text, wanted, 1, None, hits, segments, views)
+
+        hits = [hit for hit in hits if hit.rule.applies_to(origin)]
+        findings: dict[str, Finding] = {}
+        for hit in hits:
+            self._add(findings, hit.rule, origin, families, hit.view, hit.start, hit.end)
+        detector_triggers = frozenset(t[7:] for t in triggers if t.startswith("detect:"))
+        if not (hits or segments or detector_triggers):
+            return _result(findings, views)
+        context = ScanContext(
+            text, origin, tuple(hits), tuple(segments), tuple(views), detector_triggers
+        )
+        for rule in self._detector_rules:
+            if not self._wanted(rule, origin, families) or rule.id in findings:
+                continue
+            for found in DETECTORS[rule.detector].detect(rule, context):
+                self._add(findings, rule, origin, families, found.view, found.start, found.end)
+                break
+
+        return _result(findings, views)
+
+    def _decode(
+        self,
+        text: str,
+        wanted: set[str],
+        depth: int,
+        root: tuple[int, int] | None,
+        hits: list[RegexHit],
+        segments: list[DecodedSegment],
+        views: list[str],
+    ) -> None:
+        for segment in decode.decode_segments(text, wanted):
+            if segment.view not in views:
+                views.append(segment.view)
+            span = root or (segment.start, segment.end)
+            matched, _ = self._decoded.match(segment.text)
+            ids = set()
+            for index in matched:
+                rule = self._decoded.rules[index]
+                ids.add(rule.id)
+                hits.append(RegexHit(rule, segment.view, None, None))
+            segments.append(DecodedSegment(segment, span[0], span[1], frozenset(ids)))
+            if depth < decode.MAX_DEPTH:
+                _, inner = self._raw.match(segment.text)
+                inner_views = {t.split(":", 1)[1] for t in inner} & _DECODE_TRIGGERS
+                if segment.view == "rot13":
+                    inner_views.discard("rot13")
+                if inner_views:
+                    self._decode(segment.text, inner_views, depth + 1, span, hits, segments, views)
+
+    @staticmethod
+    def _wanted(rule: Rule, origin: Origin, families: Collection[str] | None) -> bool:
+        return rule.applies_to(origin) and (families is None or rule.family in families)
+
+    def _add(
+        self,
+        findings: dict[str, Finding],
+        rule: Rule,
+        origin: Origin,
+        families: Collection[str] | None,
+        view: str,
+        start: int | None,
+        end: int | None,
+    ) -> None:
+        if rule.id in findings or not self._wanted(rule, origin, families):
+            return
+        findings[rule.id] = Finding(
+            rule_id=rule.id,
+            detector=DETECTOR_NAME,
+            category=rule.family,
+            severity=rule.severity,
+            confidence=rule.confidence_for(origin),
+            message=rule.message,
+            start=start,
+            end=end,
+            view=view,
+        )

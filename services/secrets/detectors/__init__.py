@@ -1,0 +1,59 @@
+"""Every secret detector, one per module, looked up by kind name in `REGISTRY`."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from mithril.services.secrets.detectors import (
+    anthropic,
+    aws,
+    basic_auth,
+    bearer,
+    credential_assignment,
+    credit_card,
+    database_uri,
+    email,
+    github,
+    google_api_key,
+    iban,
+    jwt,
+    openai_style,
+    pem_private_key,
+    phone,
+    slack,
+    slack_webhook,
+    ssn,
+    stripe,
+    url_credentials,
+)
+from mithril.services.secrets.detectors.base import Candidate, Detector
+
+_MODULES = (
+    pem_private_key,
+    aws,
+    github,
+    slack,
+    slack_webhook,
+    google_api_key,
+    openai_style,
+    anthropic,
+    stripe,
+    jwt,
+    database_uri,
+    url_credentials,
+    bearer,
+    basic_auth,
+    credential_assignment,
+    ssn,
+    credit_card,
+    email,
+    phone,
+    iban,
+)
+
+REGISTRY: MappingProxyType[str, Detector] = MappingProxyType(
+    {module.DETECTOR.info.name: module.DETECTOR for module in _MODULES}
+)
+"""Kind name -> detector. The one place that lists what the library detects."""
+
+__all__ = ["REGISTRY", "Candidate", "Detector"]

@@ -1,0 +1,132 @@
+"""Credential assignments: password=, api_key:, "secret": "...", token = '...' and so on.
+
+Covers env (`PASSWORD=x`), YAML (`password: x`), JSON (`"password": "x"`), code
+(`password = "x"`, `api_key='x'`, `token := "x"`, `:password => "x"`) and URL query forms.
+Only the value is redacted: `password=[REDACTED:credential_assignment]`.
+"""
+
+import re
+
+from mithril.domain import Severity
+from mithril.services.secrets.detectors._keyword import KeywordValueDetector
+from mithril.services.secrets.detectors.base import ALT, L, O, Piece, R
+from mithril.services.secrets.kinds import CREDENTIAL, KindInfo
+from mithril.services.secrets.validators import is_placeholder, shannon_entropy
+
+_KEY_CHAR = r"[A-Za-z0-9_.\-]"
+_KEYWORDS = (
+    r"passwd|password|passphrase|pwd|secret|api[_.\-]?key|apikey|access[_.\-]?key"
+    r"|auth[_.\-]?token|access[_.\-]?token|refresh[_.\-]?token|token|private[_.\-]?key"
+    r"|credentials?|db[_.\-]?pass|database[_.\-]?pass"
+)
+_KEY = rf"(?i:{_KEY_CHAR}*(?:{_KEYWORDS}){_KEY_CHAR}*)"
+_SEP = r"[\"']?[ \t]*(?::=|=>|=|:)[ \t]*(?:!![A-Za-z0-9/:.]*[ \t]+)?"  # YAML tag: !!binary
+_UNQUOTED = r"[^\s\"'`,;<>]"
+PATTERN = (
+    # URL query parameters end at "&"; this alternative starts earlier, so it wins there.
+    r"[?&]" + _KEY + r"=([^&\s#\"'<>]+)"
+    r"|" + _KEY + _SEP + r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|(" + _UNQUOTED + r"+))"
+)
+MAX_KEY = 64
+MAX_VALUE = 256
+
+# Words in a key name that show it names something other than the secret itself.
+_EXCLUDED_WORDS = frozenset(
+    {
+        "id", "ids", "name", "names", "file", "files", "path", "dir", "url", "uri", "endpoint",
+        "length", "len", "size", "type", "format", "field", "label", "prompt", "hint",
+        "placeholder", "regex", "pattern", "policy", "header", "param", "params", "version",
+        "ttl", "timeout", "expiry", "expires", "expiration", "count", "limit", "max", "min",
+        "num", "mode", "store", "manager", "provider", "strategy", "class", "hash", "hashed",
+        "salt", "algorithm", "algo", "required", "enabled", "reset", "public", "csrf", "xsrf",
+        "authenticity", "tokenizer", "tokens", "variable", "input", "secretary", "rotation",
+        "validator", "generator", "strength", "confirm", "confirmation", "detector",
+    }
+)  # fmt: skip
+_KEY_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _excluded_key(key: str) -> bool:
+    return any(word.lower() in _EXCLUDED_WORDS for word in _KEY_WORDS.findall(key))
+
+
+_IDENTIFIER_PATH = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
+_NUMBER = re.compile(r"[-+]?\d{1,7}(?:[.,]\d+)?")
+_SNAKE_OR_CAMEL = re.compile(r"[a-z]+(?:[_A-Z][a-zA-Z]*)+|[A-Z]+(?:_[A-Z]+)+")
+_SECRETISH = re.compile(r"(?i)pass|secret|token|key|cred|auth")
+
+
+def _split_key(context: str) -> tuple[str, str]:
+    """(key, separator) from the matched context before the value."""
+    index = len(context)
+    tag = context.rfind("!!")
+    if tag >= 0:
+        context = context[:tag]
+        index = len(context)
+    while index > 0 and context[index - 1] in "\"'` \t:=>":
+        index -= 1
+    return context[:index].lstrip("?&"), context[index:]
+
+
+def _validate(text: str, start: int, end: int, context: str, value: str) -> float | None:
+    key, separator = _split_key(context)
+    if len(key) > MAX_KEY or _excluded_key(key):
+        return None
+    key_start = start - len(context)
+    if key_start > 0 and text[key_start - 1] in "_$@":
+        return None
+    quoted = separator.rstrip(" \t").endswith(('"', "'", "`"))
+    stripped = value.strip()
+    if len(stripped) < 4 or is_placeholder(stripped):
+        return None
+    if stripped.isdigit() and len(stripped) < 8:
+        return None
+    if not quoted:
+        if stripped.startswith("!") or _NUMBER.fullmatch(stripped):
+            return None  # a YAML tag or a plain number such as 1.35953
+        if "(" in stripped or "[" in stripped or stripped.endswith((")", "]", ".")):
+            return None
+        if _IDENTIFIER_PATH.fullmatch(stripped) and not any(c.isdigit() for c in stripped):
+            return None  # self.token, config.api_key, os.environ
+        if _SNAKE_OR_CAMEL.fullmatch(stripped) and _SECRETISH.search(stripped):
+            return None
+        # Prose ("password: make sure ...") vs assignment: a bare word after ": " or " = "
+        # must look like a secret (digits, symbols, mixed case or length).
+        tight = "=" in separator and " " not in separator
+        if stripped.isalpha() and len(stripped) < 12 and not tight:
+            return None
+    entropy = shannon_entropy(stripped)
+    if len(stripped) >= 16 and entropy >= 3.5:
+        return 0.9
+    if stripped.isalpha():
+        return 0.7
+    return 0.8
+
+
+DETECTOR = KeywordValueDetector(
+    info=KindInfo(
+        "credential_assignment",
+        CREDENTIAL,
+        Severity.HIGH,
+        "A value assigned to a password/secret/token/api-key name",
+    ),
+    priority=50,
+    pattern=PATTERN,
+    partial_pieces=(
+        Piece(_KEY, f"{_KEY_CHAR}*"),
+        R("[\"' \t]", False),
+        ALT((L(":="),), (L("=>"),), (L("="),), (L(":"),)),
+        R("[ \t]", False),
+        O(ALT((L("!!"), R("[A-Za-z0-9/:.]", False), R("[ \t]")))),
+        ALT(
+            (L('"'), R('[^"\n]', False)),
+            (L("'"), R("[^'\n]", False)),
+            (L("`"), R("[^`\n]", False)),
+            (R(_UNQUOTED),),
+        ),
+    ),
+    prefilter=rf"(?i){_KEYWORDS}",
+    lookbehind=MAX_KEY + 16,
+    max_value=MAX_VALUE,
+    validate=_validate,
+)

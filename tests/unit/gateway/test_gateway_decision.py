@@ -1,0 +1,49 @@
+"""How findings become a score and a score an action."""
+
+from __future__ import annotations
+
+import pytest
+
+from mithril.domain import Finding, Severity
+from mithril.gateway.decision import Action, Mode, Policy, decide, score_findings
+
+
+def finding(category: str, confidence: float, rule: str = "r", start: int = 0) -> Finding:
+    return Finding(rule, "scanner", category, Severity.HIGH, confidence, "m", start, start + 1)
+
+
+def test_repeats_within_a_category_count_once() -> None:
+    emails = [finding("pii", 0.3, "secrets.email", i) for i in range(10)]
+    assert score_findings(emails) == pytest.approx(0.3)
+
+
+def test_distinct_categories_reinforce() -> None:
+    score = score_findings([finding("jailbreak", 0.4), finding("role_hijack", 0.4)])
+    assert score == pytest.approx(1 - 0.6 * 0.6)
+
+
+@pytest.mark.parametrize(
+    ("mode", "confidence", "action", "flagged"),
+    [
+        (Mode.BLOCK, 0.9, Action.BLOCK, True),
+        (Mode.LOG, 0.9, Action.ALLOW, True),
+        (Mode.BLOCK, 0.49, Action.ALLOW, False),
+        (Mode.BLOCK, 0.5, Action.BLOCK, True),
+    ],
+)
+def test_threshold_and_mode(mode, confidence, action, flagged) -> None:  # type: ignore[no-untyped-def]
+    decision = decide([finding("jailbreak", confidence)], Policy(mode, 0.5))
+    assert (decision.action, decision.flagged) == (action, flagged)
+
+
+def test_no_findings_never_flags_even_at_zero_threshold() -> None:
+    decision = decide([], Policy(Mode.BLOCK, 0.0))
+    assert decision.action is Action.ALLOW and not decision.flagged
+
+
+def test_findings_are_ordered_strongest_first() -> None:
+    weak = Finding("a", "scanner", "x", Severity.LOW, 0.9, "m", 0, 1)
+    strong = Finding("b", "scanner", "y", Severity.CRITICAL, 0.5, "m", 5, 6)
+    decision = decide([weak, strong], Policy(Mode.BLOCK, 0.5))
+    assert [f.rule_id for f in decision.findings] == ["b", "a"]
+    assert decision.to_dict()["findings"][0]["severity"] == "critical"

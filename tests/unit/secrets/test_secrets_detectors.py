@@ -1,0 +1,201 @@
+"""Per-detector true and false positives, redaction format and the facade contract."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from secrets_samples import ALL, AWS, GITHUB, OPENAI_PROJ, PEM, PROSE_AFTER, PROSE_BEFORE, Sample
+
+from mithril.domain import Finding, Severity
+from mithril.services.secrets import KindInfo, Redaction, SecretsDetector
+from mithril.services.secrets.detectors import REGISTRY
+
+DETECTOR = SecretsDetector.default()
+BLOCK_THRESHOLD = 0.5
+
+
+def _kinds(findings: list[Finding]) -> list[str]:
+    return [finding.kind for finding in findings]
+
+
+@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.id)
+def test_true_positive_alone_and_in_prose(sample: Sample) -> None:
+    for text in (sample.text, PROSE_BEFORE + sample.text + PROSE_AFTER):
+        findings = DETECTOR.detect(text)
+        assert _kinds(findings) == [sample.kind], (text, findings)
+        finding = findings[0]
+        assert text[finding.start : finding.end] == sample.secret
+        assert sample.secret not in finding.message
+
+
+@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.id)
+def test_redaction_replaces_exactly_the_secret(sample: Sample) -> None:
+    text = PROSE_BEFORE + sample.text + PROSE_AFTER
+    redaction = DETECTOR.redact(text)
+    expected = text.replace(sample.secret, f"[REDACTED:{sample.kind}]")
+    assert redaction.text == expected
+    assert isinstance(redaction, Redaction)
+    assert [text[f.start : f.end] for f in redaction.findings] == [sample.secret]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Identifiers, hashes and encodings that are not secrets.
+        "request id 550e8400-e29b-41d4-a716-446655440000 failed",
+        "commit e83c5163316f89bfbde7d9ab23ca2e25604af290 fixed it",
+        "md5 9e107d9d372bb6826bd81d3542a419d6 sha1 2fd4e1c67a2d28fced849ee1bb76e7391b93eb12",
+        "sha256 d7a8fbb307d7809469ca9abcb0082e4f8d5651e46d3cdb762d02d0bf37c9e592",
+        "![img](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42"
+        "mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)",
+        "Upgrade to v1.2.3 or Python 3.11.4; macOS version 10.15.7 and build 22631.2861",
+        # Ordinary numbers, dates, times and addresses.
+        "The population is 8,000,000,000 and the budget 1234567890 dollars.",
+        "Order 123456789012 shipped on 2023-01-15 10:30:00, invoice 15.01.2023.",
+        "Ranges 2019 2020 2021 and 1 000 000 units; server 192.168.100.200 port 8080.",
+        "Chapter 3, verses 16-18, page 1024; call me in 5 minutes.",
+        # Placeholders for credentials.
+        "password=<your password>",
+        "PASSWORD=${PASSWORD}",
+        "password: ********",
+        'token = os.environ["TOKEN"]',
+        'password = ""',
+        "api_key: ${API_KEY}",
+        "password: str",
+        '"token": null',
+        "secret = get_secret()",
+        "token = self.token",
+        "Authorization: Bearer $API_KEY",
+        "Authorization: Bearer <token>",
+        "curl -u user:pass https://example.com",
+        "postgres://user:password@localhost/db",
+        "aws_access_key: AKIAIOSFODNN7EXAMPLE",
+        "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+        "-----BEGIN OPENSSH PRIVATE KEY----------END OPENSSH PRIVATE KEY-----",
+        # Prose about secrets.
+        "The password must be at least 12 characters long.",
+        "Rotate the token: nobody should reuse it.",
+        "Set max_tokens = 4096 and token_count: 12345 for the run.",
+        "secret_length = X25519.secret_length",
+        "Use sk-learn and the sk-ant- prefix, xoxb- tokens and AIza keys in docs.",
+    ],
+)
+def test_false_positives(text: str) -> None:
+    assert DETECTOR.detect(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("123-45-6789", "ssn"),
+        ("000-12-3456", "not:ssn"),
+        ("666-12-3456", "not:ssn"),
+        ("912-12-3456", "not:ssn"),
+        ("123-00-4567", "not:ssn"),
+        ("123-45-0000", "not:ssn"),
+        ("4111 1111 1111 1111", "credit_card"),
+        ("4111 1111 1111 1112", None),
+        ("4111-1111 1111-1111", None),
+        ("GB82 WEST 1234 5698 7654 32", "iban"),
+        ("GB82 WEST 1234 5698 7654 33", None),
+        ("gb82west12345698765432", "iban"),
+        ("+33 1 23 45 67 89", "phone"),
+        ("(415) 555-0132", "phone"),
+        ("415.555.0132", "phone"),
+        ("my number is 467 3395", "phone"),
+        ("467 3395", None),
+        ("9498777106", None),
+        ("2023-01-15", None),
+        ("10.15.7.1234", None),
+        ("bob@example.com", "email"),
+        ("icon@2x.png", None),
+        ("strict-uri-encode@npm:^2.0.0", None),
+    ],
+)
+def test_pii_validation(text: str, kind: str | None) -> None:
+    found = _kinds(DETECTOR.detect(f"value: {text} ok"))
+    if kind is not None and kind.startswith("not:"):
+        assert kind[4:] not in found
+    else:
+        assert found == ([kind] if kind else [])
+
+
+def test_finding_contract() -> None:
+    text = f"key {AWS} and mail bob@example.com"
+    aws, email = DETECTOR.detect(text)
+    assert aws.rule_id == "secrets.aws_access_key"
+    assert aws.detector == "secrets"
+    assert aws.category == "credential"
+    assert aws.kind == "aws_access_key"
+    assert aws.severity is Severity.CRITICAL
+    assert aws.view == "raw"
+    assert aws.confidence >= BLOCK_THRESHOLD
+    assert (email.category, email.kind) == ("pii", "email")
+    assert email.confidence < BLOCK_THRESHOLD
+    assert AWS not in aws.message and "bob@" not in email.message
+
+
+def test_private_key_blocks_and_mere_email_does_not() -> None:
+    (key,) = DETECTOR.detect(PEM)
+    assert key.confidence >= BLOCK_THRESHOLD
+    (mail,) = DETECTOR.detect("write to jane@example.org please")
+    assert mail.confidence < BLOCK_THRESHOLD
+
+
+def test_overlaps_prefer_the_specific_kind() -> None:
+    text = f"Authorization: Bearer {OPENAI_PROJ}\npassword={GITHUB}\n"
+    assert _kinds(DETECTOR.detect(text)) == ["openai_api_key", "github_token"]
+
+
+def test_findings_are_in_text_order_and_disjoint() -> None:
+    text = "\n\n".join(sample.text for sample in ALL)
+    findings = DETECTOR.detect(text)
+    assert [(f.kind, text[f.start : f.end]) for f in findings] == [
+        (sample.kind, sample.secret) for sample in ALL
+    ]
+    for left, right in itertools.pairwise(findings):
+        assert left.end <= right.start
+
+
+def test_kind_filter_and_unknown_kind() -> None:
+    text = f"{AWS} bob@example.com"
+    assert _kinds(DETECTOR.detect(text, kinds=["email"])) == ["email"]
+    assert DETECTOR.detect(text, kinds=[]) == []
+    with pytest.raises(ValueError, match="no_such_kind"):
+        DETECTOR.detect(text, kinds=["no_such_kind"])
+
+
+def test_kinds_describe_the_registry() -> None:
+    infos = DETECTOR.kinds
+    assert all(isinstance(info, KindInfo) for info in infos)
+    assert {info.name for info in infos} == set(REGISTRY)
+    assert {info.category for info in infos} == {"credential", "pii"}
+    required = {
+        "private_key", "aws_access_key", "github_token", "slack_token", "google_api_key",
+        "openai_api_key", "anthropic_api_key", "stripe_key", "jwt", "database_uri",
+        "bearer_token", "credential_assignment", "ssn", "credit_card", "email", "phone", "iban",
+    }  # fmt: skip
+    assert required <= set(REGISTRY)
+
+
+def test_default_is_shared_and_immutable() -> None:
+    assert SecretsDetector.default() is DETECTOR
+    with pytest.raises(AttributeError):
+        DETECTOR.extra = 1  # type: ignore[attr-defined]
+
+
+def test_linear_time_on_adversarial_input() -> None:
+    import time
+
+    nasty = (
+        "a" * 20000
+        + "@" * 2000
+        + "1 " * 20000
+        + "password=" * 2000
+        + "-----BEGIN RSA PRIVATE KEY-----" * 200
+        + "eyJ" * 5000
+    )
+    start = time.perf_counter()
+    DETECTOR.detect(nasty)
+    assert time.perf_counter() - start < 5.0
