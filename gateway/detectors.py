@@ -18,6 +18,7 @@ import grpc
 
 from mithril.domain import Finding, Origin
 from mithril.runtime.convert import finding_from_proto
+from mithril.runtime.tracing import ClientTracingInterceptor
 from mithril.scanner.v1 import scanner_service_pb2, scanner_service_pb2_grpc
 from mithril.secrets.v1 import secrets_service_pb2, secrets_service_pb2_grpc
 
@@ -94,8 +95,6 @@ _UNAVAILABLE_CODES = frozenset(
 
 def open_channel(target: str) -> grpc.aio.Channel:
     """An insecure channel with tracing and round-robin over every resolved address."""
-    from opentelemetry.instrumentation.grpc import aio_client_interceptors
-
     return grpc.aio.insecure_channel(
         target,
         options=[
@@ -104,7 +103,7 @@ def open_channel(target: str) -> grpc.aio.Channel:
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.enable_retries", 1),
         ],
-        interceptors=aio_client_interceptors(),
+        interceptors=[ClientTracingInterceptor()],
     )
 
 

@@ -19,7 +19,6 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
-from opentelemetry.instrumentation.grpc import aio_server_interceptor, filters
 
 from mithril.runtime.interceptors import (
     AuthInterceptor,
@@ -30,6 +29,7 @@ from mithril.runtime.interceptors import (
 from mithril.runtime.logs import setup_logging
 from mithril.runtime.settings import ServiceSettings
 from mithril.runtime.telemetry import setup_telemetry, shutdown_telemetry
+from mithril.runtime.tracing import ServerTracingInterceptor
 from mithril.runtime.validation import Limits
 
 _log = logging.getLogger(__name__)
@@ -67,9 +67,7 @@ class ServiceServer:
 def interceptors(settings: ServiceSettings) -> list[grpc.aio.ServerInterceptor]:
     """Tracing outermost, then the fixed order: request id, validation, auth, errors."""
     chain: list[grpc.aio.ServerInterceptor] = [
-        # Health checks are probes, not work: untraced (and their coroutine-style Watch
-        # does not fit the tracing interceptor's async-generator wrapper).
-        aio_server_interceptor(filter_=filters.negate(filters.health_check())),
+        ServerTracingInterceptor(),
         RequestIdInterceptor(),
         ValidationInterceptor(Limits(settings.max_text_chars, settings.max_batch_items)),
     ]

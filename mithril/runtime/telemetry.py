@@ -1,8 +1,9 @@
 """One OpenTelemetry setup for every process, configured by the standard OTEL_* variables.
 
-A tracer provider is always installed so that trace context propagates over gRPC (and log
-lines carry trace ids); spans are exported over OTLP only when
-OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-specific variable) is set.
+The SDK tracer provider is installed only when spans go somewhere: an OTLP endpoint
+(OTEL_EXPORTER_OTLP_ENDPOINT or the traces-specific variable) or a processor passed in
+(tests). Otherwise the API's no-op tracer costs next to nothing per call, and the trace
+context a caller sends still flows through to the services it calls and into log lines.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def setup_telemetry(service_name: str, extra_processor: SpanProcessor | None = N
     """Install the process's tracer provider once; later calls only add `extra_processor`."""
     global _provider
     with _lock:
-        if _provider is None:
+        if _provider is None and (extra_processor is not None or _otlp_endpoint_configured()):
             resource = Resource.create(
                 {"service.name": os.environ.get("OTEL_SERVICE_NAME", f"mithril-{service_name}")}
             ).merge(OTELResourceDetector().detect())
@@ -36,7 +37,7 @@ def setup_telemetry(service_name: str, extra_processor: SpanProcessor | None = N
 
                 _provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
             trace.set_tracer_provider(_provider)
-        if extra_processor is not None:
+        if extra_processor is not None and _provider is not None:
             _provider.add_span_processor(extra_processor)
 
 
