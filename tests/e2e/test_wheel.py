@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import venv
@@ -16,10 +17,19 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def test_wheel_installs_and_scans(tmp_path: Path) -> None:
+    # Build from a copy so the checkout gets no build/ folder.
+    source = tmp_path / "source"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", "artifacts", "results"
+        ),
+    )
     dist = tmp_path / "dist"
     subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(dist)],
-        cwd=REPO,
+        cwd=source,
         check=True,
         capture_output=True,
         timeout=300,
