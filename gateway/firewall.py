@@ -95,6 +95,18 @@ class Firewall:
                 [f for a in analyses for f in a.findings], policy, unavailable, latency_ms
             )
             _annotate(span, decision, direction)
+            if decision.flagged:
+                # Inside the span, so the line carries its trace id; never the text.
+                _log.info(
+                    "flagged",
+                    extra={
+                        "decision_id": decision.decision_id,
+                        "action": decision.action.value,
+                        "score": round(decision.score, 4),
+                        "rule_ids": decision.rule_ids,
+                        "direction": direction,
+                    },
+                )
         metrics.SCAN_DURATION.observe(latency_ms / 1000)
         return ConversationDecision(decision, tuple(a.findings for a in analyses))
 

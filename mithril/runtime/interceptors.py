@@ -52,8 +52,8 @@ def _wrap(handler: grpc.RpcMethodHandler, check: Check) -> grpc.RpcMethodHandler
                 await check(request, context)
                 yield request
 
-        async def admit(requests: Any, context: grpc.aio.ServicerContext) -> Any:
-            return checked_stream(requests, context)
+        async def admit(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            return checked_stream(request, context)
 
         attribute = "stream_stream" if handler.response_streaming else "stream_unary"
     else:
