@@ -7,7 +7,7 @@ so this file does, from the folders themselves.
 
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import find_namespace_packages, setup
 
 ROOTS = {
     "mithril": "mithril",
@@ -23,7 +23,11 @@ def packages() -> list[str]:
         if not Path(folder, "__init__.py").exists():
             continue
         found.append(prefix)
-        found.extend(f"{prefix}.{name}" for name in find_packages(folder))
+        # Namespace discovery so data folders (scanner rules) ship as packages too.
+        found.extend(
+            f"{prefix}.{name}"
+            for name in find_namespace_packages(folder, exclude=["*__pycache__*", "results*"])
+        )
     return found
 
 

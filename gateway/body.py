@@ -23,12 +23,20 @@ class OrjsonRequest(Request):
         return self._json
 
 
+_JSON_TYPE = (b"content-type", b"application/json")
+
+
 class OrjsonRoute(APIRoute):
+    """Bodies are always JSON: parsed with orjson whatever content-type the client sent
+    (`curl -d` sends form-urlencoded), so a missing header is never a confusing error."""
+
     def get_route_handler(self):  # type: ignore[no-untyped-def]
         handler = super().get_route_handler()
 
         async def route_handler(request: Request):  # type: ignore[no-untyped-def]
-            return await handler(OrjsonRequest(request.scope, request.receive))
+            headers = [(k, v) for k, v in request.scope["headers"] if k != b"content-type"]
+            scope = {**request.scope, "headers": [*headers, _JSON_TYPE]}
+            return await handler(OrjsonRequest(scope, request.receive))
 
         return route_handler
 

@@ -187,3 +187,13 @@ async def test_metrics_endpoint_exposes_decisions(gateway_http) -> None:
     text = (await gateway_http.get("/metrics/")).text
     assert "mithril_decisions_total" in text
     assert "mithril_blocked_total" in text
+
+
+async def test_json_body_without_json_content_type(gateway_http) -> None:
+    # `curl -d '{...}'` sends application/x-www-form-urlencoded.
+    response = await gateway_http.post(
+        "/v1/scan",
+        content=b'{"text": "hello"}',
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert response.status_code == 200 and response.json()["action"] == "allow"
