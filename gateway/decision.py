@@ -14,19 +14,30 @@ from mithril.runtime.convert import findings_to_proto
 
 class Mode(enum.StrEnum):
     BLOCK = "block"
+    """Flagged content is blocked; a service that is down fails closed."""
     LOG = "log"
+    """Flagged content is recorded and allowed; a service that is down fails open."""
+    MONITOR = "monitor"
+    """Decide and record, never block anything (input or output); fail open."""
+
+    @property
+    def enforces(self) -> bool:
+        return self is Mode.BLOCK
 
     def to_proto(self) -> int:
-        return {
-            Mode.BLOCK: common_pb2.POLICY_MODE_BLOCK,
-            Mode.LOG: common_pb2.POLICY_MODE_LOG,
-        }[self]
+        return _MODE_TO_PROTO[self]
 
     @classmethod
     def from_proto(cls, value: int) -> Mode | None:
-        return {common_pb2.POLICY_MODE_BLOCK: cls.BLOCK, common_pb2.POLICY_MODE_LOG: cls.LOG}.get(
-            value  # type: ignore[call-overload]
-        )
+        return _PROTO_TO_MODE.get(value)
+
+
+_MODE_TO_PROTO = {
+    Mode.BLOCK: common_pb2.POLICY_MODE_BLOCK,
+    Mode.LOG: common_pb2.POLICY_MODE_LOG,
+    Mode.MONITOR: common_pb2.POLICY_MODE_MONITOR,
+}
+_PROTO_TO_MODE = {value: mode for mode, value in _MODE_TO_PROTO.items()}
 
 
 class Action(enum.StrEnum):
@@ -34,10 +45,14 @@ class Action(enum.StrEnum):
     BLOCK = "block"
 
 
+DEFAULT_DETECTORS = frozenset({"scanner", "secrets"})
+
+
 @dataclass(frozen=True, slots=True)
 class Policy:
     mode: Mode
     threshold: float
+    detectors: frozenset[str] = DEFAULT_DETECTORS
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +152,7 @@ def decide(
     ordered = order_findings(findings)
     score = score_findings(ordered)
     flagged = score >= policy.threshold and bool(ordered)
-    action = Action.BLOCK if flagged and policy.mode is Mode.BLOCK else Action.ALLOW
+    action = Action.BLOCK if flagged and policy.mode.enforces else Action.ALLOW
     return Decision(
         decision_id=uuid.uuid4().hex,
         action=action,

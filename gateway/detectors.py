@@ -1,31 +1,32 @@
 """Where findings come from: the services over gRPC, or the same libraries in-process.
 
-Both answer `analyse(text, origin)` with the same findings, so a decision does not depend
-on which one the policy runs over; `mithril scan` uses the in-process one by default.
+Both answer the same calls with the same findings, so a decision does not depend on which
+one the policy runs over; `mithril scan` uses the in-process one by default. Remote calls
+to one service are coalesced into batch RPCs when requests overlap (`batching.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import struct
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import grpc
 
 from mithril.domain import Finding, Origin
+from mithril.gateway.batching import MicroBatcher
 from mithril.runtime.convert import finding_from_proto
 from mithril.runtime.tracing import ClientTracingInterceptor
 from mithril.scanner.v1 import scanner_service_pb2, scanner_service_pb2_grpc
 from mithril.secrets.v1 import secrets_service_pb2, secrets_service_pb2_grpc
 
-_log = logging.getLogger(__name__)
-
 SCANNER = "scanner"
 SECRETS = "secrets"
+AVAILABLE = frozenset({SCANNER, SECRETS})
+"""Detectors this build can run; policies may name later ones (embedding, judge, ...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +42,24 @@ class Redaction:
     findings: tuple[Finding, ...]
 
 
-class Detectors(Protocol):
-    async def analyse(self, text: str, origin: Origin) -> Analysis: ...
+class RedactStream(Protocol):
+    """Incremental redaction of one stream: feed chunks, get back what is safe to send."""
 
-    async def redact(self, text: str) -> Redaction: ...
+    async def feed(self, chunk: str) -> Redaction: ...
+
+    async def flush(self) -> Redaction: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Detectors(Protocol):
+    async def analyse(
+        self, text: str, origin: Origin, detectors: Collection[str] = AVAILABLE
+    ) -> Analysis: ...
+
+    async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction: ...
+
+    async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream: ...
 
     async def close(self) -> None: ...
 
@@ -54,6 +69,34 @@ def canonical(finding: Finding) -> Finding:
     so in-process and remote findings compare equal."""
     as_float32 = struct.unpack("f", struct.pack("f", finding.confidence))[0]
     return dataclasses.replace(finding, confidence=round(as_float32, 6))
+
+
+class ServiceUnavailableError(Exception):
+    """A service needed for the answer could not be reached."""
+
+    def __init__(self, service: str, detail: str) -> None:
+        super().__init__(f"{service} service unavailable: {detail}")
+        self.service = service
+        self.detail = detail
+
+
+# ---------------------------------------------------------------- in-process
+
+
+class _LocalRedactStream:
+    def __init__(self, redactor) -> None:  # type: ignore[no-untyped-def]
+        self._redactor = redactor
+
+    async def feed(self, chunk: str) -> Redaction:
+        out = self._redactor.feed(chunk)
+        return Redaction(out.text, tuple(canonical(f) for f in out.findings))
+
+    async def flush(self) -> Redaction:
+        out = self._redactor.flush()
+        return Redaction(out.text, tuple(canonical(f) for f in out.findings))
+
+    async def aclose(self) -> None:
+        return None
 
 
 class LocalDetectors:
@@ -66,27 +109,28 @@ class LocalDetectors:
         self.scanner = Scanner.from_rule_files()
         self.secrets = SecretsDetector.default()
 
-    async def analyse(self, text: str, origin: Origin) -> Analysis:
-        scanned = self.scanner.scan(text, origin)
-        found = self.secrets.detect(text)
-        return Analysis(tuple(canonical(f) for f in (*scanned.findings, *found)))
+    async def analyse(
+        self, text: str, origin: Origin, detectors: Collection[str] = AVAILABLE
+    ) -> Analysis:
+        findings: list[Finding] = []
+        if SCANNER in detectors:
+            findings += self.scanner.scan(text, origin).findings
+        if SECRETS in detectors:
+            findings += self.secrets.detect(text)
+        return Analysis(tuple(canonical(f) for f in findings))
 
-    async def redact(self, text: str) -> Redaction:
-        redaction = self.secrets.redact(text)
+    async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
+        redaction = self.secrets.redact(text, kinds)
         return Redaction(redaction.text, tuple(canonical(f) for f in redaction.findings))
+
+    async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream:
+        return _LocalRedactStream(self.secrets.stream(kinds))
 
     async def close(self) -> None:
         return None
 
 
-class ServiceUnavailableError(Exception):
-    """A service needed for the answer could not be reached."""
-
-    def __init__(self, service: str, detail: str) -> None:
-        super().__init__(f"{service} service unavailable: {detail}")
-        self.service = service
-        self.detail = detail
-
+# ---------------------------------------------------------------- over gRPC
 
 _UNAVAILABLE_CODES = frozenset(
     {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
@@ -107,10 +151,63 @@ def open_channel(target: str) -> grpc.aio.Channel:
     )
 
 
-class RemoteDetectors:
-    """The scanner and secrets services over gRPC, called concurrently."""
+async def _guarded(service: str, call):  # type: ignore[no-untyped-def]
+    """Await a call; a service that cannot answer becomes ServiceUnavailableError."""
+    try:
+        return await call
+    except grpc.aio.AioRpcError as error:
+        if error.code() in _UNAVAILABLE_CODES:
+            raise ServiceUnavailableError(service, error.code().name) from error
+        raise
 
-    def __init__(self, scanner_addr: str, secrets_addr: str, token: str, timeout: float) -> None:
+
+class _RemoteRedactStream:
+    """One RedactStream RPC per model response: a chunk in, the safe text out."""
+
+    def __init__(self, call, kinds: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
+        self._call = call
+        self._kinds = list(kinds)
+        self._first = True
+
+    async def feed(self, chunk: str) -> Redaction:
+        request = secrets_service_pb2.RedactStreamRequest(chunk=chunk)
+        if self._first:
+            request.kinds.extend(self._kinds)
+            self._first = False
+        await _guarded(SECRETS, self._call.write(request))
+        return _redaction(await _guarded(SECRETS, self._call.read()))
+
+    async def flush(self) -> Redaction:
+        if self._first:  # nothing was ever sent: nothing is held
+            await self.aclose()
+            return Redaction("", ())
+        await _guarded(SECRETS, self._call.done_writing())
+        response = await _guarded(SECRETS, self._call.read())
+        if response is grpc.aio.EOF:
+            return Redaction("", ())
+        return _redaction(response)
+
+    async def aclose(self) -> None:
+        self._call.cancel()
+
+
+def _redaction(response) -> Redaction:  # type: ignore[no-untyped-def]
+    return Redaction(
+        response.text, tuple(canonical(finding_from_proto(f)) for f in response.findings)
+    )
+
+
+class RemoteDetectors:
+    """The scanner and secrets services over gRPC, called concurrently, batched under load."""
+
+    def __init__(
+        self,
+        scanner_addr: str,
+        secrets_addr: str,
+        token: str,
+        timeout: float,
+        max_batch_chars: int = 1_048_576,
+    ) -> None:
         self._channels = [open_channel(scanner_addr), open_channel(secrets_addr)]
         self.scanner = scanner_service_pb2_grpc.ScannerServiceStub(self._channels[0])
         self.secrets = secrets_service_pb2_grpc.SecretsServiceStub(self._channels[1])
@@ -118,33 +215,57 @@ class RemoteDetectors:
             (("authorization", f"Bearer {token}"),) if token else ()
         )
         self.timeout = timeout
-
-    async def _call(self, service: str, coroutine):  # type: ignore[no-untyped-def]
-        try:
-            return await coroutine
-        except grpc.aio.AioRpcError as error:
-            if error.code() in _UNAVAILABLE_CODES:
-                raise ServiceUnavailableError(service, error.code().name) from error
-            raise
-
-    async def analyse(self, text: str, origin: Origin) -> Analysis:
-        scan = self._call(
-            SCANNER,
-            self.scanner.Scan(
-                scanner_service_pb2.ScanRequest(text=text, origin=int(origin)),  # type: ignore[arg-type]
-                timeout=self.timeout,
-                metadata=self._metadata,
-            ),
+        self._scans: MicroBatcher[scanner_service_pb2.ScanRequest, Sequence[Finding]] = (
+            MicroBatcher(self._scan_batch, max_weight=max_batch_chars, weight=_text_length)
         )
-        detect = self._call(
-            SECRETS,
-            self.secrets.Detect(
-                secrets_service_pb2.DetectRequest(text=text),
-                timeout=self.timeout,
-                metadata=self._metadata,
-            ),
+        self._detections: MicroBatcher[secrets_service_pb2.DetectRequest, Sequence[Finding]] = (
+            MicroBatcher(self._detect_batch, max_weight=max_batch_chars, weight=_text_length)
         )
-        results = await asyncio.gather(scan, detect, return_exceptions=True)
+
+    async def _scan_batch(
+        self, requests: list[scanner_service_pb2.ScanRequest]
+    ) -> list[tuple[Finding, ...]]:
+        if len(requests) == 1:  # the unbatched RPC: one less level of nesting to encode
+            reply = await self.scanner.Scan(
+                requests[0], timeout=self.timeout, metadata=self._metadata
+            )
+            return [_findings(reply.findings)]
+        batch = await self.scanner.ScanBatch(
+            scanner_service_pb2.ScanBatchRequest(requests=requests),
+            timeout=self.timeout,
+            metadata=self._metadata,
+        )
+        return [_findings(reply.findings) for reply in batch.responses]
+
+    async def _detect_batch(
+        self, requests: list[secrets_service_pb2.DetectRequest]
+    ) -> list[tuple[Finding, ...]]:
+        if len(requests) == 1:
+            reply = await self.secrets.Detect(
+                requests[0], timeout=self.timeout, metadata=self._metadata
+            )
+            return [_findings(reply.findings)]
+        batch = await self.secrets.DetectBatch(
+            secrets_service_pb2.DetectBatchRequest(requests=requests),
+            timeout=self.timeout,
+            metadata=self._metadata,
+        )
+        return [_findings(reply.findings) for reply in batch.responses]
+
+    async def analyse(
+        self, text: str, origin: Origin, detectors: Collection[str] = AVAILABLE
+    ) -> Analysis:
+        calls = []
+        if SCANNER in detectors:
+            request = scanner_service_pb2.ScanRequest(text=text, origin=int(origin))  # type: ignore[arg-type]
+            calls.append(_guarded(SCANNER, self._scans.submit(request)))
+        if SECRETS in detectors:
+            calls.append(
+                _guarded(
+                    SECRETS, self._detections.submit(secrets_service_pb2.DetectRequest(text=text))
+                )
+            )
+        results = await asyncio.gather(*calls, return_exceptions=True)
         findings: list[Finding] = []
         unavailable: list[str] = []
         for result in results:
@@ -153,22 +274,35 @@ class RemoteDetectors:
             elif isinstance(result, BaseException):
                 raise result
             else:
-                findings += (canonical(finding_from_proto(f)) for f in result.findings)
+                findings += result
         return Analysis(tuple(findings), tuple(unavailable))
 
-    async def redact(self, text: str) -> Redaction:
-        response = await self._call(
+    async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
+        response = await _guarded(
             SECRETS,
             self.secrets.Redact(
-                secrets_service_pb2.RedactRequest(text=text),
+                secrets_service_pb2.RedactRequest(text=text, kinds=sorted(kinds or ())),
                 timeout=self.timeout,
                 metadata=self._metadata,
             ),
         )
-        return Redaction(
-            response.text, tuple(canonical(finding_from_proto(f)) for f in response.findings)
-        )
+        return _redaction(response)
+
+    async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream:
+        # No deadline: a stream lives as long as the model's response.
+        call = self.secrets.RedactStream(metadata=self._metadata)
+        return _RemoteRedactStream(call, sorted(kinds or ()))
 
     async def close(self) -> None:
         for channel in self._channels:
             await channel.close()
+
+
+def _text_length(
+    request: scanner_service_pb2.ScanRequest | secrets_service_pb2.DetectRequest,
+) -> int:
+    return len(request.text)
+
+
+def _findings(messages) -> tuple[Finding, ...]:  # type: ignore[no-untyped-def]
+    return tuple(canonical(finding_from_proto(f)) for f in messages)

@@ -7,9 +7,10 @@ gets the same decision for the same text.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -42,8 +43,9 @@ class Firewall:
         self.detectors = detectors
         self.policy = policy
 
-    def _policy(self, mode: Mode | None) -> Policy:
-        return self.policy if mode is None else Policy(mode, self.policy.threshold)
+    def _policy(self, mode: Mode | None, policy: Policy | None) -> Policy:
+        base = policy or self.policy
+        return base if mode is None else dataclasses.replace(base, mode=mode)
 
     async def scan(
         self,
@@ -51,8 +53,11 @@ class Firewall:
         origin: Origin = Origin.USER,
         direction: str = "input",
         mode: Mode | None = None,
+        policy: Policy | None = None,
     ) -> Decision:
-        conversation = await self.scan_messages([MessageInput(origin, text)], direction, mode)
+        conversation = await self.scan_messages(
+            [MessageInput(origin, text)], direction, mode, policy
+        )
         return conversation.decision
 
     async def scan_batch(
@@ -65,9 +70,14 @@ class Firewall:
         )
 
     async def scan_messages(
-        self, messages: Sequence[MessageInput], direction: str = "input", mode: Mode | None = None
+        self,
+        messages: Sequence[MessageInput],
+        direction: str = "input",
+        mode: Mode | None = None,
+        policy: Policy | None = None,
     ) -> ConversationDecision:
-        policy = self._policy(mode)
+        """One decision over every message; `policy` defaults to the firewall's own."""
+        policy = self._policy(mode, policy)
         started = time.perf_counter()
         with _tracer.start_as_current_span("mithril.firewall.decide") as span:
             span.set_attribute(attributes.SERVICE, "gateway")
@@ -77,17 +87,17 @@ class Firewall:
             if len(messages) == 1:
                 span.set_attribute(attributes.TEXT_SHA256, text_fingerprint(messages[0].content))
             analyses = await asyncio.gather(
-                *(self.detectors.analyse(m.content, m.origin) for m in messages)
+                *(self.detectors.analyse(m.content, m.origin, policy.detectors) for m in messages)
             )
             unavailable = tuple(sorted({name for a in analyses for name in a.unavailable}))
             for service in unavailable:
                 metrics.SERVICE_UNAVAILABLE.labels(service, policy.mode.value).inc()
                 _log.warning(
                     "service unavailable; failing %s",
-                    "closed" if policy.mode is Mode.BLOCK else "open",
+                    "closed" if policy.mode.enforces else "open",
                     extra={"unavailable_service": service, "mode": policy.mode.value},
                 )
-            if unavailable and policy.mode is Mode.BLOCK:
+            if unavailable and policy.mode.enforces:
                 span.set_attribute(attributes.UNAVAILABLE_SERVICES, list(unavailable))
                 raise ServiceUnavailableError(unavailable[0], "failing closed in block mode")
             latency_ms = (time.perf_counter() - started) * 1000
@@ -110,11 +120,11 @@ class Firewall:
         metrics.SCAN_DURATION.observe(latency_ms / 1000)
         return ConversationDecision(decision, tuple(a.findings for a in analyses))
 
-    async def redact(self, text: str) -> Redaction:
+    async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
         with _tracer.start_as_current_span("mithril.firewall.redact") as span:
             span.set_attribute(attributes.SERVICE, "gateway")
             span.set_attribute(attributes.TEXT_LENGTH, len(text))
-            redaction = await self.detectors.redact(text)
+            redaction = await self.detectors.redact(text, kinds)
             span.set_attribute(
                 attributes.REDACTED_KINDS, sorted({f.kind for f in redaction.findings})
             )

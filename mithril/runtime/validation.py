@@ -20,6 +20,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "mithril.scanner.v1.ScanRequest": ("text",),
     "mithril.scanner.v1.ScanBatchRequest": ("requests",),
     "mithril.secrets.v1.DetectRequest": ("text",),
+    "mithril.secrets.v1.DetectBatchRequest": ("requests",),
     "mithril.secrets.v1.RedactRequest": ("text",),
     "mithril.embedding.v1.EmbedRequest": ("texts",),
     "mithril.embedding.v1.ScoreSimilarityRequest": ("texts",),

@@ -22,12 +22,13 @@ class SecretsServicer(pb_grpc.SecretsServiceServicer):
         self.detector = detector
         self._kind_names = frozenset(kind.name for kind in detector.kinds)
 
-    def _kinds(self, requested: Sequence[str]) -> frozenset[str] | None:
+    def _kinds(self, requested: Sequence[str], index: int | None = None) -> frozenset[str] | None:
         unknown = set(requested) - self._kind_names
         if unknown:
             known = ", ".join(sorted(self._kind_names))
+            field = "kinds" if index is None else f"requests[{index}].kinds"
             raise ServiceError(
-                invalid_argument([("kinds", f"unknown kinds {sorted(unknown)}; known: {known}")])
+                invalid_argument([(field, f"unknown kinds {sorted(unknown)}; known: {known}")])
             )
         return frozenset(requested) or None
 
@@ -44,6 +45,16 @@ class SecretsServicer(pb_grpc.SecretsServiceServicer):
         findings = self.detector.detect(request.text, self._kinds(request.kinds))
         self._annotate(len(request.text), [f.kind for f in findings])
         return pb.DetectResponse(findings=findings_to_proto(findings))
+
+    async def DetectBatch(
+        self, request: pb.DetectBatchRequest, context: grpc.aio.ServicerContext
+    ) -> pb.DetectBatchResponse:
+        trace.get_current_span().set_attribute(attributes.BATCH_SIZE, len(request.requests))
+        responses = []
+        for index, item in enumerate(request.requests):
+            findings = self.detector.detect(item.text, self._kinds(item.kinds, index))
+            responses.append(pb.DetectResponse(findings=findings_to_proto(findings)))
+        return pb.DetectBatchResponse(responses=responses)
 
     async def Redact(
         self, request: pb.RedactRequest, context: grpc.aio.ServicerContext

@@ -184,3 +184,35 @@ async def test_secrets_unknown_kind_is_invalid_argument(services, channel_to) ->
     assert {"aws_access_key", "private_key", "email", "credit_card"} <= {
         k.name for k in kinds.kinds
     }
+
+
+async def test_secrets_detect_batch_keeps_order(services, channel_to) -> None:
+    stub = secrets_grpc.SecretsServiceStub(channel_to(services.secrets.port))
+    reply = await stub.DetectBatch(
+        secrets_pb.DetectBatchRequest(
+            requests=[
+                secrets_pb.DetectRequest(text="nothing here"),
+                secrets_pb.DetectRequest(text=f"key {AWS_KEY}"),
+            ]
+        )
+    )
+    assert [len(r.findings) for r in reply.responses] == [0, 1]
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.DetectBatch(
+            secrets_pb.DetectBatchRequest(
+                requests=[secrets_pb.DetectRequest(text="a", kinds=["bogus"])]
+            )
+        )
+    violation = _detail(_status(caught.value), error_details_pb2.BadRequest).field_violations[0]
+    assert violation.field == "requests[0].kinds"
+
+
+async def test_gateway_batches_concurrent_scans(gateway_http) -> None:
+    import asyncio
+
+    texts = [ATTACK if i % 2 else BENIGN for i in range(40)]
+    replies = await asyncio.gather(
+        *(gateway_http.post("/v1/scan", json={"text": t}) for t in texts)
+    )
+    actions = [r.json()["action"] for r in replies]
+    assert actions == ["block" if i % 2 else "allow" for i in range(40)]

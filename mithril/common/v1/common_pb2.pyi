@@ -27,6 +27,7 @@ class PolicyMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     POLICY_MODE_UNSPECIFIED: _ClassVar[PolicyMode]
     POLICY_MODE_BLOCK: _ClassVar[PolicyMode]
     POLICY_MODE_LOG: _ClassVar[PolicyMode]
+    POLICY_MODE_MONITOR: _ClassVar[PolicyMode]
 
 class Direction(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -54,6 +55,7 @@ ACTION_REDACT: Action
 POLICY_MODE_UNSPECIFIED: PolicyMode
 POLICY_MODE_BLOCK: PolicyMode
 POLICY_MODE_LOG: PolicyMode
+POLICY_MODE_MONITOR: PolicyMode
 DIRECTION_UNSPECIFIED: Direction
 DIRECTION_INPUT: Direction
 DIRECTION_OUTPUT: Direction

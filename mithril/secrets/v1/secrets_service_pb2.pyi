@@ -21,6 +21,18 @@ class DetectResponse(_message.Message):
     findings: _containers.RepeatedCompositeFieldContainer[_common_pb2.Finding]
     def __init__(self, findings: _Optional[_Iterable[_Union[_common_pb2.Finding, _Mapping]]] = ...) -> None: ...
 
+class DetectBatchRequest(_message.Message):
+    __slots__ = ("requests",)
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    requests: _containers.RepeatedCompositeFieldContainer[DetectRequest]
+    def __init__(self, requests: _Optional[_Iterable[_Union[DetectRequest, _Mapping]]] = ...) -> None: ...
+
+class DetectBatchResponse(_message.Message):
+    __slots__ = ("responses",)
+    RESPONSES_FIELD_NUMBER: _ClassVar[int]
+    responses: _containers.RepeatedCompositeFieldContainer[DetectResponse]
+    def __init__(self, responses: _Optional[_Iterable[_Union[DetectResponse, _Mapping]]] = ...) -> None: ...
+
 class RedactRequest(_message.Message):
     __slots__ = ("text", "kinds")
     TEXT_FIELD_NUMBER: _ClassVar[int]

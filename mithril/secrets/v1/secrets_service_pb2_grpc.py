@@ -41,6 +41,11 @@ class SecretsServiceStub:
                 request_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectRequest.SerializeToString,
                 response_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectResponse.FromString,
                 _registered_method=True)
+        self.DetectBatch = channel.unary_unary(
+                '/mithril.secrets.v1.SecretsService/DetectBatch',
+                request_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectBatchRequest.SerializeToString,
+                response_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectBatchResponse.FromString,
+                _registered_method=True)
         self.Redact = channel.unary_unary(
                 '/mithril.secrets.v1.SecretsService/Redact',
                 request_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.RedactRequest.SerializeToString,
@@ -65,6 +70,13 @@ class SecretsServiceServicer:
 
     def Detect(self, request, context):
         """Detect finds credentials and PII without changing the text.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DetectBatch(self, request, context):
+        """DetectBatch runs Detect on several texts in one call; results come back in order.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -100,6 +112,11 @@ def add_SecretsServiceServicer_to_server(servicer, server):
                     servicer.Detect,
                     request_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectRequest.FromString,
                     response_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectResponse.SerializeToString,
+            ),
+            'DetectBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.DetectBatch,
+                    request_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectBatchRequest.FromString,
+                    response_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectBatchResponse.SerializeToString,
             ),
             'Redact': grpc.unary_unary_rpc_method_handler(
                     servicer.Redact,
@@ -146,6 +163,33 @@ class SecretsService:
             '/mithril.secrets.v1.SecretsService/Detect',
             mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectRequest.SerializeToString,
             mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DetectBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mithril.secrets.v1.SecretsService/DetectBatch',
+            mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectBatchRequest.SerializeToString,
+            mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.DetectBatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
