@@ -8,28 +8,37 @@ from prometheus_client import make_asgi_app
 
 import mithril
 from mithril.gateway.body import BodySizeLimit
-from mithril.gateway.config import GatewaySettings
+from mithril.gateway.components import Components
 from mithril.gateway.errors import install_error_handlers
-from mithril.gateway.firewall import Firewall
-from mithril.gateway.routes import scan
+from mithril.gateway.http_metrics import HttpMetrics
+from mithril.gateway.openai import routes as openai_routes
+from mithril.gateway.routes import admin, scan
 
 
-def create_app(settings: GatewaySettings, firewall: Firewall) -> FastAPI:
+def create_app(components: Components) -> FastAPI:
+    settings = components.settings
     app = FastAPI(
-        title="Mithril gateway",
-        version=mithril.__version__,
+        title="Mithril gateway", version=mithril.__version__, docs_url=None, redoc_url=None
     )
     app.state.settings = settings
-    app.state.firewall = firewall
+    app.state.firewall = components.firewall
+    app.state.policy_book = components.policy_book
+    app.state.upstream = components.upstream
+    app.state.event_store = components.event_store
+    app.state.event_log = components.event_log
+    app.state.admin_token = components.admin_token
     install_error_handlers(app)
+    app.include_router(openai_routes.router)
     app.include_router(scan.router)
+    app.include_router(admin.router)
 
-    @app.get("/healthz")
+    @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:
         """Liveness: the process answers."""
         return {"status": "ok"}
 
     app.mount("/metrics", make_asgi_app())
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    FastAPIInstrumentor.instrument_app(app, excluded_urls="healthz,metrics")
+    app.add_middleware(HttpMetrics)
+    FastAPIInstrumentor.instrument_app(app, excluded_urls="healthz,metrics,dashboard")
     return app

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field
@@ -32,14 +33,37 @@ class GatewaySettings(BaseSettings):
     service_timeout_seconds: float = Field(
         2.0, gt=0, description="Deadline for each call to a service."
     )
-    mode: Literal["block", "log"] = Field(
+    policy_file: Path | None = Field(
+        None,
+        description="YAML policy file (tenants, keys, per-route policy); unset uses the"
+        " embedded default: one open tenant with the mode, threshold and upstream below.",
+    )
+    mode: Literal["block", "log", "monitor"] = Field(
         "block",
-        description="block: flagged input is refused and a service that is down fails closed"
-        " (503); log: flagged input is recorded and allowed, and a service that is down fails"
-        " open.",
+        description="Embedded default policy. block: flagged input is refused and a service"
+        " that is down fails closed (503); log: flagged input is recorded and allowed, and a"
+        " service that is down fails open; monitor: decide and record, never block anything.",
     )
     threshold: float = Field(
-        0.5, ge=0, le=1, description="Score at or above which content is flagged."
+        0.5, ge=0, le=1, description="Embedded default policy: score that flags content."
+    )
+    upstream_url: str = Field(
+        "https://api.openai.com/v1",
+        description="Embedded default policy: the OpenAI-compatible upstream; callers' own"
+        " API keys are forwarded to it.",
+    )
+    database_url: str = Field(
+        "",
+        description="Event log database: sqlite:///path or postgresql+psycopg://...; empty"
+        " uses SQLite under MITHRIL_HOME.",
+    )
+    admin_token: str = Field(
+        "",
+        description="Token for the dashboard and admin API; empty takes the policy file's,"
+        " else one generated once and kept in MITHRIL_HOME/admin-token.",
+    )
+    event_queue_size: int = Field(
+        10_000, gt=0, description="Events held in memory before the log counts overflow."
     )
     max_text_chars: int = Field(
         1_048_576, gt=0, description="Longest text accepted in one request, in characters."

@@ -43,6 +43,15 @@ _PROTO_TO_MODE = {value: mode for mode, value in _MODE_TO_PROTO.items()}
 class Action(enum.StrEnum):
     ALLOW = "allow"
     BLOCK = "block"
+    REDACT = "redact"
+    """Output only: passed with its findings replaced by placeholders."""
+
+    def to_proto(self) -> int:
+        return {
+            Action.ALLOW: common_pb2.ACTION_ALLOW,
+            Action.BLOCK: common_pb2.ACTION_BLOCK,
+            Action.REDACT: common_pb2.ACTION_REDACT,
+        }[self]
 
 
 DEFAULT_DETECTORS = frozenset({"scanner", "secrets"})
@@ -87,9 +96,7 @@ class Decision:
     def to_proto(self) -> common_pb2.Decision:
         return common_pb2.Decision(
             decision_id=self.decision_id,
-            action=common_pb2.ACTION_BLOCK
-            if self.action is Action.BLOCK
-            else common_pb2.ACTION_ALLOW,
+            action=self.action.to_proto(),  # type: ignore[arg-type]
             score=self.score,
             findings=findings_to_proto(self.findings),
             flagged=self.flagged,

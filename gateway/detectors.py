@@ -17,6 +17,7 @@ from typing import Protocol
 import grpc
 
 from mithril.domain import Finding, Origin
+from mithril.gateway import metrics
 from mithril.gateway.batching import MicroBatcher
 from mithril.runtime.convert import finding_from_proto
 from mithril.runtime.tracing import ClientTracingInterceptor
@@ -147,8 +148,13 @@ def open_channel(target: str) -> grpc.aio.Channel:
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.enable_retries", 1),
         ],
-        interceptors=[ClientTracingInterceptor()],
+        interceptors=[ClientTracingInterceptor(observe=_observe_call)],
     )
+
+
+def _observe_call(service: str, method: str, seconds: float) -> None:
+    short = service.rsplit(".", 1)[-1].removesuffix("Service").lower()
+    metrics.SERVICE_CALL_DURATION.labels(short, method).observe(seconds)
 
 
 async def _guarded(service: str, call):  # type: ignore[no-untyped-def]

@@ -24,3 +24,30 @@ SCAN_DURATION = Histogram(
     "Time to decide on one text, end to end through the detectors.",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
 )
+OUTPUT_BLOCKED = Counter(
+    "mithril_output_blocked_total",
+    "Model responses blocked by the output policy, by output mode and finding severity.",
+    ["mode", "severity"],
+)
+JUDGE_CALLS = Counter(
+    "mithril_judge_calls_total",
+    "Calls to the judge on the ambiguous band, by verdict (the judge arrives in issue 4).",
+    ["verdict"],
+)
+SERVICE_CALL_DURATION = Histogram(
+    "mithril_service_call_duration_seconds",
+    "Latency of each gRPC call from the gateway to a service, by service and method.",
+    ["service", "method"],
+    buckets=(0.0002, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0),
+)
+HTTP_REQUESTS = Counter(
+    "mithril_http_requests_total",
+    "HTTP requests by route template, method and status code.",
+    ["route", "method", "status"],
+)
+HTTP_DURATION = Histogram(
+    "mithril_http_request_duration_seconds",
+    "HTTP request latency by route template (until the response starts for streams).",
+    ["route", "method"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
+)

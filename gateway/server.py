@@ -14,8 +14,8 @@ import uvicorn
 
 from mithril.firewall.v1 import firewall_service_pb2_grpc as pb_grpc
 from mithril.gateway.app import create_app
+from mithril.gateway.components import Components, build_components
 from mithril.gateway.config import GatewaySettings
-from mithril.gateway.decision import Mode, Policy
 from mithril.gateway.detectors import Detectors, RemoteDetectors
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.firewall_servicer import SERVICE_NAME, FirewallServicer
@@ -38,10 +38,14 @@ class _Uvicorn(uvicorn.Server):
 @dataclass
 class Gateway:
     settings: GatewaySettings
-    firewall: Firewall
+    components: Components
     grpc: ServiceServer
     http: uvicorn.Server
     _http_task: asyncio.Task[None] | None = None
+
+    @property
+    def firewall(self) -> Firewall:
+        return self.components.firewall
 
     @property
     def grpc_port(self) -> int:
@@ -52,6 +56,7 @@ class Gateway:
         return int(self.http.servers[0].sockets[0].getsockname()[1])
 
     async def start(self) -> None:
+        await self.components.start()
         await self.grpc.server.start()
         self._http_task = asyncio.create_task(self.http.serve())
         while not self.http.started:
@@ -67,7 +72,7 @@ class Gateway:
         if self._http_task is not None:
             await self._http_task
         await self.grpc.stop(self.settings.grace_seconds)
-        await self.firewall.detectors.close()
+        await self.components.close()
 
 
 async def create_gateway(
@@ -81,8 +86,8 @@ async def create_gateway(
         settings.service_token,
         settings.service_timeout_seconds,
     )
-    firewall = Firewall(detectors, Policy(Mode(settings.mode), settings.threshold))
-    servicer = FirewallServicer(firewall)
+    components = build_components(settings, detectors)
+    servicer = FirewallServicer(components.firewall)
     grpc_settings = ServiceSettings(
         host=settings.grpc_host,
         port=settings.grpc_port,
@@ -101,7 +106,7 @@ async def create_gateway(
         ],
     )
     config = uvicorn.Config(
-        create_app(settings, firewall),
+        create_app(components),
         host=settings.http_host,
         port=settings.http_port,
         loop="none",  # we are already inside the running (uvloop) loop
@@ -111,7 +116,7 @@ async def create_gateway(
         access_log=False,
         timeout_graceful_shutdown=int(settings.grace_seconds) or None,
     )
-    return Gateway(settings, firewall, grpc_server, _Uvicorn(config))
+    return Gateway(settings, components, grpc_server, _Uvicorn(config))
 
 
 async def serve_gateway(settings: GatewaySettings) -> None:

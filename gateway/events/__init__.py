@@ -5,8 +5,15 @@
 path and writes them in batches on a worker thread.
 """
 
-from mithril.gateway.events.record import EXCERPT_MAX_CHARS, EventRecord
+from mithril.gateway.events.record import EXCERPT_MAX_CHARS, EventRecord, redacted_excerpt
 from mithril.gateway.events.store import EventStore, default_database_url
 from mithril.gateway.events.writer import EventLog
 
-__all__ = ["EXCERPT_MAX_CHARS", "EventLog", "EventRecord", "EventStore", "default_database_url"]
+__all__ = [
+    "EXCERPT_MAX_CHARS",
+    "EventLog",
+    "EventRecord",
+    "EventStore",
+    "default_database_url",
+    "redacted_excerpt",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from mithril.gateway.decision import finding_to_dict
 
 if TYPE_CHECKING:
+    from mithril.domain import Finding
     from mithril.gateway.decision import Decision
 
 EXCERPT_MAX_CHARS = 240
@@ -40,6 +42,35 @@ def utc(value: datetime) -> datetime:
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)
+
+
+def redacted_excerpt(text: str, findings: Iterable[Finding], limit: int = EXCERPT_MAX_CHARS) -> str:
+    """The start of `text` with every credential or PII span the detectors reported
+    replaced by [REDACTED:<kind>], at most `limit` characters: what callers pass as
+    `excerpt`. Cost is bounded by `limit`, not by the text's length. A secret crossing the
+    cut is replaced whole (its span is known), so no fragment of it survives."""
+    window = limit * 2
+    spans = sorted(
+        (f.start, f.end, f.kind)
+        for f in findings
+        if f.kind and f.start is not None and f.end is not None and f.start < window
+    )
+    parts: list[str] = []
+    length = position = 0
+    for start, end, kind in spans:
+        if end <= position:
+            continue  # inside a span already replaced
+        if start > position:
+            parts.append(text[position:start])
+            length += start - position
+        parts.append(f"[REDACTED:{kind}]")
+        length += len(parts[-1])
+        position = end
+        if length >= limit:
+            break
+    if position < window:
+        parts.append(text[position:window])
+    return "".join(parts)[:limit]
 
 
 def highest_severity(findings: tuple[dict[str, Any], ...]) -> str | None:

@@ -9,7 +9,6 @@ exactly once. Excerpts are redacted again and capped here, whatever the caller d
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -102,7 +101,7 @@ def normalise_url(url: str) -> str:
 
 
 def _detector_key(detectors: Sequence[str]) -> str:
-    """",scanner,secrets,": a detector filter is then one LIKE '%,name,%'."""
+    """ ",scanner,secrets,": a detector filter is then one LIKE '%,name,%'."""
     return "," + ",".join(detectors) + "," if detectors else ""
 
 
@@ -128,7 +127,6 @@ class EventStore:
         self.engine: Engine = sa.create_engine(url, **kwargs)
         if self.backend == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
-        self._redactor_lock = threading.Lock()
         self._create_tables()
 
     # -- schema -----------------------------------------------------------------------
@@ -150,9 +148,7 @@ class EventStore:
             rows.setdefault(record.decision_id, _row(record))
         if not rows:
             return 0
-        insert: Any = (postgresql.insert if self.backend == "postgresql" else sqlite.insert)(
-            events
-        )
+        insert: Any = (postgresql.insert if self.backend == "postgresql" else sqlite.insert)(events)
         statement = insert.on_conflict_do_nothing(index_elements=["decision_id"]).returning(
             events.c.decision_id
         )
@@ -236,6 +232,12 @@ class EventStore:
                 "by_direction": grouped(events.c.direction),
                 "by_tenant": grouped(events.c.tenant, TOP_TENANTS),
             }
+
+    def prune(self, before: datetime) -> int:
+        """Delete events older than `before`; returns how many were deleted (retention)."""
+        with self.engine.begin() as connection:
+            result = connection.execute(sa.delete(events).where(events.c.time < utc(before)))
+        return int(result.rowcount or 0)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -13,9 +13,14 @@ from mithril.gateway.body import OrjsonRoute
 from mithril.gateway.decision import Mode, finding_to_dict
 from mithril.gateway.errors import ApiError
 from mithril.gateway.firewall import Firewall
+from mithril.gateway.openai.routes import authenticate
+from mithril.gateway.recording import excerpt, record
 from mithril.gateway.responses import json_response
 
 router = APIRouter(route_class=OrjsonRoute)
+
+SCAN = "/v1/scan"
+REDACT = "/v1/redact"
 
 OriginName = Literal["user", "system", "assistant", "tool", "retrieval"]
 
@@ -51,23 +56,38 @@ def check_text(text: str, limit: int, param: str = "text") -> None:
         )
 
 
-@router.post("/v1/scan")
+@router.post(SCAN)
 async def scan(body: ScanBody, request: Request) -> Response:
-    """Decide on one text with the gateway's policy; the decision is returned, not enforced."""
-    check_text(body.text, request.app.state.settings.max_text_chars)
+    """Decide on one text with the caller's policy; the decision is returned, not enforced."""
+    caller = authenticate(request, SCAN)
+    check_text(
+        body.text, min(caller.policy.max_input_chars, request.app.state.settings.max_text_chars)
+    )
     decision = await _firewall(request).scan(
         body.text,
         Origin[body.origin.upper()],
         body.direction,
         Mode(body.mode) if body.mode else None,
+        policy=caller.policy.decision_policy(),
+    )
+    record(
+        request,
+        decision,
+        tenant=caller.tenant.name,
+        route=SCAN,
+        direction=body.direction,
+        excerpt_text=excerpt(body.text, decision.findings),
     )
     return json_response(decision.to_dict())
 
 
-@router.post("/v1/redact")
+@router.post(REDACT)
 async def redact(body: RedactBody, request: Request) -> Response:
     """Replace credentials and PII with [REDACTED:<kind>]."""
-    check_text(body.text, request.app.state.settings.max_text_chars)
+    caller = authenticate(request, REDACT)
+    check_text(
+        body.text, min(caller.policy.max_input_chars, request.app.state.settings.max_text_chars)
+    )
     redaction = await _firewall(request).redact(body.text)
     return json_response(
         {"text": redaction.text, "findings": [finding_to_dict(f) for f in redaction.findings]}

@@ -17,12 +17,14 @@ from rich.table import Table
 import mithril
 from mithril.cli.components import COMPONENTS
 from mithril.cli.pipeline import CliError, Pipeline, open_pipeline
+from mithril.cli.policy import policy_app
 
 app = typer.Typer(
     help="Mithril, a self-hosted AI firewall.", no_args_is_help=True, add_completion=False
 )
 bench_app = typer.Typer(help="Benchmarks; results go to benchmark/results/.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+app.add_typer(policy_app, name="policy")
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)

@@ -102,3 +102,39 @@ async def channel_to():  # type: ignore[no-untyped-def]
     yield open_channel
     for channel in opened:
         await channel.close()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def fake_upstream() -> AsyncIterator[object]:
+    from tests.support.fake_upstream import FakeUpstream
+
+    upstream = FakeUpstream()
+    await upstream.start()
+    yield upstream
+    await upstream.stop()
+
+
+@pytest_asyncio.fixture
+async def make_gateway(services: Services, fake_upstream, tmp_path):  # type: ignore[no-untyped-def]
+    """Start a gateway in front of the stand-in upstream; `policy` is YAML text."""
+    started: list[Gateway] = []
+    fake_upstream.reset()
+
+    async def make(policy: str | None = None, **overrides: object) -> Gateway:
+        values: dict[str, object] = {
+            "upstream_url": fake_upstream.base_url,
+            "database_url": f"sqlite:///{tmp_path}/events-{len(started)}.db",
+        }
+        if policy is not None:
+            path = tmp_path / f"policy-{len(started)}.yaml"
+            path.write_text(policy.replace("{upstream}", fake_upstream.base_url))
+            values["policy_file"] = path
+        values.update(overrides)
+        running = await create_gateway(gateway_settings(services, **values))
+        await running.start()
+        started.append(running)
+        return running
+
+    yield make
+    for running in started:
+        await running.stop()

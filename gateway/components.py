@@ -1,0 +1,100 @@
+"""Everything the gateway's routes share, built once at start-up and closed at shutdown."""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from mithril.gateway.config import GatewaySettings
+from mithril.gateway.decision import Mode, Policy
+from mithril.gateway.detectors import Detectors
+from mithril.gateway.events.store import EventStore, default_database_url
+from mithril.gateway.events.writer import EventLog
+from mithril.gateway.firewall import Firewall
+from mithril.gateway.openai.upstream import Upstream
+from mithril.gateway.policy.book import PolicyBook, Tenant
+from mithril.runtime.settings import mithril_home
+
+_log = logging.getLogger(__name__)
+
+ADMIN_TOKEN_FILE = "admin-token"
+
+
+@dataclass
+class Components:
+    settings: GatewaySettings
+    firewall: Firewall
+    policy_book: PolicyBook
+    upstream: Upstream
+    event_store: EventStore
+    event_log: EventLog
+    admin_token: str
+
+    async def start(self) -> None:
+        await self.event_log.start()
+
+    async def close(self) -> None:
+        await self.event_log.close()
+        await self.upstream.close()
+        await self.firewall.detectors.close()
+        self.event_store.close()
+
+
+def load_policy_book(settings: GatewaySettings) -> PolicyBook:
+    """The policy file, or the embedded default built from the settings."""
+    if settings.policy_file is not None:
+        return PolicyBook.load(settings.policy_file)
+    return PolicyBook.open_default(
+        mode=settings.mode,
+        threshold=settings.threshold,
+        upstream={"url": settings.upstream_url},
+        max_input_chars=settings.max_text_chars,
+    )
+
+
+def service_policy(book: PolicyBook, settings: GatewaySettings) -> Policy:
+    """The policy of FirewallService callers (internal services): tenant `default`'s
+    /v1/scan policy when the book has that tenant, else the settings' mode and threshold."""
+    try:
+        return book.resolve(Tenant("default"), "/v1/scan").decision_policy()
+    except KeyError:
+        return Policy(Mode(settings.mode), settings.threshold)
+
+
+def admin_token(settings: GatewaySettings, book: PolicyBook) -> str:
+    """Settings, else the policy file, else a token generated once under MITHRIL_HOME."""
+    if settings.admin_token:
+        return settings.admin_token
+    if book.admin_token:
+        return book.admin_token
+    path = mithril_home() / ADMIN_TOKEN_FILE
+    if path.exists():
+        return path.read_text().strip()
+    token = secrets.token_urlsafe(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as handle:
+        handle.write(token + "\n")
+    _log.info("generated an admin token", extra={"admin_token_file": str(path)})
+    return token
+
+
+def admin_token_path() -> Path:
+    return mithril_home() / ADMIN_TOKEN_FILE
+
+
+def build_components(settings: GatewaySettings, detectors: Detectors) -> Components:
+    book = load_policy_book(settings)
+    store = EventStore(settings.database_url or default_database_url())
+    return Components(
+        settings=settings,
+        firewall=Firewall(detectors, service_policy(book, settings)),
+        policy_book=book,
+        upstream=Upstream(),
+        event_store=store,
+        event_log=EventLog(store, max_queue=settings.event_queue_size),
+        admin_token=admin_token(settings, book),
+    )

@@ -1,0 +1,1 @@
+"""The OpenAI-compatible surface: requests scanned on the way in, responses on the way out."""
