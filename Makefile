@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv run test test-unit test-integration test-e2e lint typecheck protos check-protos wheel-check bench clean
+.PHONY: venv browser run test test-unit test-integration test-e2e lint typecheck protos check-protos wheel-check bench clean
 
 $(STAMP): pyproject.toml setup.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -16,10 +16,17 @@ $(STAMP): pyproject.toml setup.py
 
 venv: $(STAMP)
 
+# The dashboard's browser test drives Debian's chromium (never a downloaded browser).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		else echo "chromium missing: sudo apt-get install chromium (the browser test will skip)"; fi; }
+
 run: venv
 	$(VENV)/bin/mithril up
 
-test: venv check-protos lint
+test: venv browser check-protos lint
 	$(PY) -m pytest -q
 
 test-unit: venv

@@ -95,6 +95,11 @@ def build_components(settings: GatewaySettings, detectors: Detectors) -> Compone
         policy_book=book,
         upstream=Upstream(),
         event_store=store,
-        event_log=EventLog(store, max_queue=settings.event_queue_size),
+        event_log=EventLog(
+            store,
+            max_queue=settings.event_queue_size,
+            batch_size=settings.event_batch_size,
+            flush_interval=settings.event_flush_seconds,
+        ),
         admin_token=admin_token(settings, book),
     )

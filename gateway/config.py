@@ -65,6 +65,12 @@ class GatewaySettings(BaseSettings):
     event_queue_size: int = Field(
         10_000, gt=0, description="Events held in memory before the log counts overflow."
     )
+    event_batch_size: int = Field(
+        256, gt=0, description="Most events written per database transaction."
+    )
+    event_flush_seconds: float = Field(
+        0.25, gt=0, description="Longest an event waits in memory before it is written."
+    )
     max_text_chars: int = Field(
         1_048_576, gt=0, description="Longest text accepted in one request, in characters."
     )

@@ -6,38 +6,13 @@ import logging
 
 from fastapi import Request
 
-from mithril.domain import Finding
 from mithril.gateway.decision import Decision
+from mithril.gateway.events.record import EventRecord, redacted_excerpt
 from mithril.runtime.logs import request_id_var
 
+__all__ = ["record", "redacted_excerpt"]
+
 _log = logging.getLogger(__name__)
-
-EXCERPT_CHARS = 240
-_SECRET_CATEGORIES = frozenset({"credential", "pii"})
-
-
-def excerpt(text: str, findings: tuple[Finding, ...] | list[Finding]) -> str:
-    """The start of `text` with every credential/PII span the decision found replaced.
-
-    The spans come from detection over the whole text, so a secret that straddles the cut
-    is still replaced; the event store redacts once more before writing.
-    """
-    spans = sorted(
-        (f.start, f.end, f.kind or f.category)
-        for f in findings
-        if f.category in _SECRET_CATEGORIES and f.start is not None and f.end is not None
-    )
-    pieces: list[str] = []
-    cursor = 0
-    for start, end, kind in spans:
-        if start < cursor:
-            continue
-        if start >= EXCERPT_CHARS * 2:
-            break
-        pieces += [text[cursor:start], f"[REDACTED:{kind}]"]
-        cursor = end
-    pieces.append(text[cursor : cursor + EXCERPT_CHARS * 2])
-    return "".join(pieces)[:EXCERPT_CHARS]
 
 
 def record(
@@ -55,8 +30,6 @@ def record(
     event_log = getattr(request.app.state, "event_log", None)
     if event_log is None:
         return
-    from mithril.gateway.events.record import EventRecord
-
     try:
         event_log.record(
             EventRecord.from_decision(

@@ -29,7 +29,7 @@ from mithril.gateway.openai.streaming import StreamOutcome, StreamScanner, relay
 from mithril.gateway.openai.upstream import Target, Upstream, UpstreamError, response_headers
 from mithril.gateway.policy.book import PolicyBook, Tenant, bearer_token
 from mithril.gateway.policy.model import RoutePolicy
-from mithril.gateway.recording import excerpt, record
+from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
 
 router = APIRouter()
@@ -161,7 +161,7 @@ async def scan_input(
         tenant=caller.tenant.name,
         route=route,
         direction="input",
-        excerpt_text=excerpt(segments[index].text, result.per_message[index]),
+        excerpt_text=redacted_excerpt(segments[index].text, result.per_message[index]),
         model=model,
     )
     if decision.action is Action.BLOCK:

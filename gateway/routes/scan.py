@@ -14,7 +14,7 @@ from mithril.gateway.decision import Mode, finding_to_dict
 from mithril.gateway.errors import ApiError
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.openai.routes import authenticate
-from mithril.gateway.recording import excerpt, record
+from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
 
 router = APIRouter(route_class=OrjsonRoute)
@@ -76,7 +76,7 @@ async def scan(body: ScanBody, request: Request) -> Response:
         tenant=caller.tenant.name,
         route=SCAN,
         direction=body.direction,
-        excerpt_text=excerpt(body.text, decision.findings),
+        excerpt_text=redacted_excerpt(body.text, decision.findings),
     )
     return json_response(decision.to_dict())
 

@@ -106,7 +106,7 @@ async def channel_to():  # type: ignore[no-untyped-def]
 
 @pytest_asyncio.fixture(scope="session")
 async def fake_upstream() -> AsyncIterator[object]:
-    from tests.support.fake_upstream import FakeUpstream
+    from mithril.benchmark.stand_in_upstream import FakeUpstream
 
     upstream = FakeUpstream()
     await upstream.start()

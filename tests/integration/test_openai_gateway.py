@@ -1,5 +1,5 @@
 """The gateway as an OpenAI endpoint, driven by the real `openai` SDK against a stand-in
-upstream on loopback (tests/support/fake_upstream.py)."""
+upstream on loopback (benchmark/stand_in_upstream.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """A small OpenAI-compatible HTTP server on loopback, standing in for a model.
 
 No LLM runs on these machines; this server answers with fixed text so the gateway can be
-driven by the real `openai` SDK. It decides nothing about detection quality.
+driven by the real `openai` SDK (tests) and loaded by `mithril bench gateway`. It decides
+nothing about detection quality. `python -m mithril.benchmark.stand_in_upstream PORT`
+runs it alone.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class FakeUpstream:
         self.behaviour = Behaviour()
         self.requests.clear()
 
-    async def start(self) -> None:
+    async def start(self, port: int = 0) -> None:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/completions", self._completions)
@@ -66,7 +68,7 @@ class FakeUpstream:
         app.router.add_get("/v1/models", self._models)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
@@ -211,3 +213,21 @@ class FakeUpstream:
                 ],
             }
         )
+
+
+def main() -> None:
+    import sys
+
+    async def serve(port: int) -> None:
+        upstream = FakeUpstream()
+        await upstream.start(port)
+        print(upstream.port, flush=True)
+        await asyncio.Event().wait()
+
+    import uvloop
+
+    uvloop.run(serve(int(sys.argv[1]) if len(sys.argv) > 1 else 0))
+
+
+if __name__ == "__main__":
+    main()
