@@ -6,7 +6,10 @@
     stream = detector.stream()            # per-stream incremental redactor
 
 Clean text costs one pass of an RE2 set (the prefilter); only detectors whose prefilter hit
-run their own pattern and validators. Every regex is RE2, so matching is linear-time.
+run their own pattern and validators. The digit PII detectors (phone, SSN, card), whose
+prefilters hit on any number, share one more RE2 pass over their gates (`detectors._digits`),
+so dates, prices and versions never reach Python. Every regex is RE2 and runs on the text's
+UTF-8 bytes, encoded once (`textview`), so matching is linear-time.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ import re2
 
 from mithril.domain import Finding
 from mithril.services.secrets.detectors import REGISTRY, Candidate, Detector
+from mithril.services.secrets.detectors._digits import scan_gated
+from mithril.services.secrets.detectors._pii import PiiDetector
 from mithril.services.secrets.kinds import KindInfo
 from mithril.services.secrets.redact import apply_redactions
+from mithril.services.secrets.textview import TextView
 
 if TYPE_CHECKING:
     from mithril.services.secrets.streaming import StreamingRedactor
@@ -59,10 +65,19 @@ def resolve_overlaps(candidates: Iterable[Candidate]) -> list[Candidate]:
     return chosen
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """How to scan with one selection of detectors (cached per selection)."""
+
+    lookbehind: int
+    entries: tuple[tuple[int, Detector, bool], ...]
+    """(prefilter set index, detector, gated) in selection order."""
+
+
 class SecretsDetector:
     """Immutable after construction; safe to share across threads and async tasks."""
 
-    __slots__ = ("_by_set_index", "_detectors", "_prefilter")
+    __slots__ = ("_by_set_index", "_detectors", "_infos", "_plans", "_prefilter")
 
     def __init__(self, detectors: Mapping[str, Detector] = REGISTRY) -> None:
         self._detectors: tuple[Detector, ...] = tuple(detectors.values())
@@ -72,6 +87,8 @@ class SecretsDetector:
         prefilter.Compile()
         self._prefilter = prefilter
         self._by_set_index = {detector: i for i, detector in enumerate(self._detectors)}
+        self._infos = {detector.info.name: detector.info for detector in self._detectors}
+        self._plans: dict[tuple[Detector, ...], _Plan] = {}
 
     @classmethod
     def default(cls) -> SecretsDetector:
@@ -87,31 +104,61 @@ class SecretsDetector:
         if kinds is None:
             return self._detectors
         wanted = set(kinds)
-        known = {detector.info.name for detector in self._detectors}
-        unknown = wanted - known
+        unknown = wanted - self._infos.keys()
         if unknown:
             raise ValueError(f"unknown secret kinds: {', '.join(sorted(unknown))}")
         return tuple(d for d in self._detectors if d.info.name in wanted)
 
+    def _plan(self, detectors: tuple[Detector, ...]) -> _Plan:
+        plan = self._plans.get(detectors)
+        if plan is None:
+            plan = _Plan(
+                max(detector.lookbehind for detector in detectors),
+                tuple(
+                    (
+                        self._by_set_index[d],
+                        d,
+                        isinstance(d, PiiDetector) and d.gate is not None,
+                    )
+                    for d in detectors
+                ),
+            )
+            if len(self._plans) < 256:
+                self._plans[detectors] = plan
+        return plan
+
     def scan(self, text: str, detectors: tuple[Detector, ...], pos: int = 0) -> list[Candidate]:
         """Candidates (overlaps unresolved) of regex matches starting at or after
         `pos - detector.lookbehind`; text before that is only read as context."""
-        if not detectors:
+        if not detectors or not text:
             return []
-        lookbehind = max(detector.lookbehind for detector in detectors)
-        lo = max(0, pos - lookbehind)
-        hits = set(self._prefilter.Match(text[lo:] if lo else text) or ())
+        return self.scan_view(TextView(text), detectors, pos)
+
+    def scan_view(
+        self, view: TextView, detectors: tuple[Detector, ...], pos: int = 0
+    ) -> list[Candidate]:
+        """`scan` of an already-encoded text."""
+        if not detectors or not view.text:
+            return []
+        plan = self._plan(detectors)
+        lo = view.to_byte(pos - plan.lookbehind) if pos > plan.lookbehind else 0
+        hits = self._prefilter.Match(view.data[lo:] if lo else view.data)
         if not hits:
             return []
+        present = [(d, gated) for index, d, gated in plan.entries if index in hits]
+        gated = [d for d, is_gated in present if is_gated]
+        by_gated = dict(zip(gated, scan_gated(view, gated, pos), strict=True)) if gated else {}
         found: list[Candidate] = []
-        for detector in detectors:
-            if self._by_set_index[detector] in hits:
-                found.extend(detector.find(text, max(0, pos - detector.lookbehind)))
+        for detector, is_gated in present:
+            if is_gated:
+                found.extend(by_gated[detector])
+            else:
+                found.extend(detector.find_in(view, max(0, pos - detector.lookbehind)))
         return found
 
     def findings(self, candidates: Iterable[Candidate], offset: int = 0) -> list[Finding]:
         """Findings for already-resolved candidates, spans shifted by `offset`."""
-        infos = {detector.info.name: detector.info for detector in self._detectors}
+        infos = self._infos
         return [
             Finding(
                 rule_id=f"{DETECTOR_NAME}.{c.kind}",

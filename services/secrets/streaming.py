@@ -23,8 +23,9 @@ import re2
 
 from mithril.domain import Finding
 from mithril.services.secrets.detector import resolve_overlaps
-from mithril.services.secrets.detectors.base import compile_re2
+from mithril.services.secrets.detectors.base import compile_re2, search_spans
 from mithril.services.secrets.redact import apply_redactions
+from mithril.services.secrets.textview import TextView
 
 if TYPE_CHECKING:
     from mithril.services.secrets.detector import SecretsDetector
@@ -118,15 +119,18 @@ class StreamingRedactor:
         self._buffer = ""
         return output
 
-    def _hold_point(self, text: str, lo: int) -> int:
+    def _hold_point(self, view: TextView, lo: int) -> int:
         """The earliest index >= lo where a match could still be growing at the end."""
+        text = view.text
         size = len(text)
         hold = size
         plan = self._plan
-        match = plan.combined.search(text, lo) if plan.combined is not None else None
-        if match is not None and match.start() < size:
-            start = match.start()
-            group = next(i for i in range(1, len(plan.by_group) + 1) if match.start(i) >= 0)
+        spans = None
+        if plan.combined is not None:
+            spans = search_spans(plan.combined, view.data, view.to_byte(lo))
+        if spans is not None and spans[0][0] < len(view.data):
+            start = view.to_char(spans[0][0])
+            group = next(i for i in range(1, len(plan.by_group) + 1) if spans[i][0] >= 0)
             if size - start <= plan.by_group[group - 1].max_window:
                 # Within that detector's window, so its own (clamped) answer is `start`, and
                 # no other detector can answer earlier than the leftmost start of all.
@@ -149,8 +153,9 @@ class StreamingRedactor:
         size = len(text)
         if lo >= size:
             return _EMPTY
-        hold = size if final else self._hold_point(text, lo)
-        candidates = [c for c in self._engine.scan(text, self._detectors, lo) if c.start >= lo]
+        view = TextView(text)
+        hold = size if final else self._hold_point(view, lo)
+        candidates = [c for c in self._engine.scan_view(view, self._detectors, lo) if c.start >= lo]
         if not final:
             changed = True
             while changed:

@@ -11,12 +11,15 @@ from mithril.domain import Severity
 from mithril.services.secrets.detectors.base import (
     Candidate,
     Piece,
+    compile_bounds,
     compile_re2,
+    iter_bounded_spans,
     partial_regex,
     prefix_pattern,
     tail_start,
 )
 from mithril.services.secrets.kinds import KindInfo
+from mithril.services.secrets.textview import TextView
 
 Validate = Callable[[str, int, int, str, str], float | None]
 """(text, value start, value end, context text, value) -> confidence, or None to reject."""
@@ -38,26 +41,38 @@ class KeywordValueDetector:
     max_window: int = field(init=False)
     partial_pattern: str = field(init=False, repr=False)
     _full: re2._Regexp = field(init=False, repr=False)
+    _bounds: re2._Regexp = field(init=False, repr=False)
     _partial: re2._Regexp = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "max_window", self.lookbehind + self.max_value + 2)
         object.__setattr__(self, "partial_pattern", prefix_pattern(self.partial_pieces))
         object.__setattr__(self, "_full", compile_re2(self.pattern))
+        object.__setattr__(self, "_bounds", compile_bounds(self.pattern))
         object.__setattr__(self, "_partial", partial_regex(self.partial_pattern))
 
     def find(self, text: str, pos: int = 0) -> Iterator[Candidate]:
-        groups = self._full.groups
-        for match in self._full.finditer(text, pos):
-            for index in range(1, groups + 1):
-                start, end = match.span(index)
-                if start >= 0:
-                    break
-            else:
+        return self.find_in(TextView(text), pos)
+
+    def find_in(self, view: TextView, pos: int = 0) -> Iterator[Candidate]:
+        text, to_char = view.text, view.to_char
+        # A match longer than this has a key over `lookbehind` or a value over `max_value`
+        # (the value is followed by at most a closing quote).
+        max_len = 4 * (self.lookbehind + self.max_value + 1)
+        bounded = iter_bounded_spans(
+            self._bounds, self._full, view.data, view.to_byte(pos), max_len
+        )
+        for spans in bounded:
+            if spans is None:
                 continue
-            if start - match.start() > self.lookbehind or end - start > self.max_value:
+            group = next((span for span in spans[1:] if span[0] >= 0), None)
+            if group is None:
                 continue
-            context = text[match.start() : start]
+            match_start = to_char(spans[0][0])
+            start, end = to_char(group[0]), to_char(group[1])
+            if start - match_start > self.lookbehind or end - start > self.max_value:
+                continue
+            context = text[match_start:start]
             confidence = self.validate(text, start, end, context, text[start:end])
             if confidence is None:
                 continue
@@ -68,7 +83,7 @@ class KeywordValueDetector:
                 confidence,
                 self.severity or self.info.severity,
                 self.priority,
-                match.end() + 1,
+                to_char(spans[0][1]) + 1,
             )
 
     def partial_start(self, text: str, pos: int) -> int | None:

@@ -14,6 +14,7 @@ from mithril.services.secrets.detectors.base import (
     Piece,
     compile_re2,
     full_pattern,
+    iter_spans,
     partial_regex,
     prefix_pattern,
     tail_start,
@@ -21,6 +22,7 @@ from mithril.services.secrets.detectors.base import (
     token_before,
 )
 from mithril.services.secrets.kinds import KindInfo
+from mithril.services.secrets.textview import TextView
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,8 +52,12 @@ class TokenDetector:
         object.__setattr__(self, "_partial", partial_regex(self.partial_pattern))
 
     def find(self, text: str, pos: int = 0) -> Iterator[Candidate]:
-        for match in self._full.finditer(text, pos):
-            start, end = match.span()
+        return self.find_in(TextView(text), pos)
+
+    def find_in(self, view: TextView, pos: int = 0) -> Iterator[Candidate]:
+        text, to_char = view.text, view.to_char
+        for spans in iter_spans(self._full, view.data, view.to_byte(pos)):
+            start, end = to_char(spans[0][0]), to_char(spans[0][1])
             if token_before(text, start) or token_after(text, end, self.body_chars):
                 continue
             if not self.min_len <= end - start <= self.max_len:

@@ -12,12 +12,15 @@ from mithril.services.secrets.detectors.base import (
     Candidate,
     L,
     R,
+    compile_bounds,
     compile_re2,
+    iter_bounded_spans,
     partial_regex,
     prefix_pattern,
     tail_start,
 )
 from mithril.services.secrets.kinds import KindInfo
+from mithril.services.secrets.textview import TextView
 from mithril.services.secrets.validators import is_placeholder
 
 _USER = r"[^\s:/@?#\"'<>]"
@@ -38,6 +41,8 @@ class UriCredentialDetector:
     max_window: int = field(init=False)
     partial_pattern: str = field(init=False, repr=False)
     _full: re2._Regexp = field(init=False, repr=False)
+    _bounds: re2._Regexp = field(init=False, repr=False)
+    _max_len: int = field(init=False, repr=False)
     _partial: re2._Regexp = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -51,15 +56,27 @@ class UriCredentialDetector:
         object.__setattr__(self, "max_window", lookbehind + MAX_PASSWORD + 2)
         object.__setattr__(self, "partial_pattern", prefix_pattern(pieces))
         object.__setattr__(self, "_full", compile_re2(full))
+        object.__setattr__(self, "_bounds", compile_bounds(full))
+        # Longer matches have a user over MAX_USER or a password over MAX_PASSWORD.
+        max_scheme = max(len(name) for name in self.schemes)
+        object.__setattr__(self, "_max_len", 4 * (max_scheme + 3 + MAX_USER + MAX_PASSWORD + 3))
         object.__setattr__(self, "_partial", partial_regex(self.partial_pattern))
 
     def find(self, text: str, pos: int = 0) -> Iterator[Candidate]:
-        for match in self._full.finditer(text, pos):
-            start = match.start()
+        return self.find_in(TextView(text), pos)
+
+    def find_in(self, view: TextView, pos: int = 0) -> Iterator[Candidate]:
+        text, to_char = view.text, view.to_char
+        for spans in iter_bounded_spans(
+            self._bounds, self._full, view.data, view.to_byte(pos), self._max_len
+        ):
+            if spans is None:
+                continue
+            start = to_char(spans[0][0])
             if start > 0 and (text[start - 1].isalnum() or text[start - 1] in "+-."):
                 continue
-            user_start, user_end = match.span(1)
-            pw_start, pw_end = match.span(2)
+            user_start, user_end = to_char(spans[1][0]), to_char(spans[1][1])
+            pw_start, pw_end = to_char(spans[2][0]), to_char(spans[2][1])
             if user_end - user_start > MAX_USER or not 3 <= pw_end - pw_start <= MAX_PASSWORD:
                 continue
             password = text[pw_start:pw_end]
@@ -72,7 +89,7 @@ class UriCredentialDetector:
                 self.confidence,
                 self.info.severity,
                 self.priority,
-                match.end(),
+                to_char(spans[0][1]),
             )
 
     def partial_start(self, text: str, pos: int) -> int | None:

@@ -1,6 +1,8 @@
 """The detector protocol, the candidate type, and helpers for building RE2 patterns.
 
-Every detector finds *candidates* with RE2 (linear time) and validates them in Python. Each
+Every detector finds *candidates* with RE2 (linear time) and validates them in Python. RE2
+runs on the text's UTF-8 bytes (`TextView.data`, encoded once per call), never on the `str`:
+the re2 wrapper re-encodes a `str` on every call, which would make each search O(text). Each
 also answers `partial_start`: where, at the end of a text, a match could begin that more text
 would complete. The streaming redactor holds back from there, so its hold-back is exactly "the
 tail that could still grow into a match", bounded by the detector's `max_window`.
@@ -16,9 +18,13 @@ import re2
 
 from mithril.domain import Severity
 from mithril.services.secrets.kinds import KindInfo
+from mithril.services.secrets.textview import TextView
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False
+_BOUNDS_OPTIONS = re2.Options()
+_BOUNDS_OPTIONS.log_errors = False
+_BOUNDS_OPTIONS.never_capture = True
 
 TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
@@ -62,6 +68,10 @@ class Detector(Protocol):
         """Validated candidates whose regex match starts at or after `pos`."""
         ...
 
+    def find_in(self, view: TextView, pos: int = 0) -> Iterator[Candidate]:
+        """`find` on an already-encoded text (offsets are characters, as in `find`)."""
+        ...
+
     def partial_start(self, text: str, pos: int) -> int | None:
         """Earliest index >= pos from which text[i:] could be the beginning of a match that
         continues past the end of `text`; None when no such index exists."""
@@ -70,6 +80,71 @@ class Detector(Protocol):
 
 def compile_re2(pattern: str) -> re2._Regexp:
     return re2.compile(pattern, _OPTIONS)
+
+
+def compile_bounds(pattern: str) -> re2._Regexp:
+    """`pattern` with every group non-capturing: the same matches, found by RE2's DFA alone
+    (submatch extraction runs a slower engine over the whole match, however long)."""
+    return re2.compile(pattern, _BOUNDS_OPTIONS)
+
+
+def iter_bounded_spans(
+    bounds: re2._Regexp, full: re2._Regexp, data: bytes, pos: int, max_len: int
+) -> Iterator[list[tuple[int, int]] | None]:
+    """`iter_spans(full, data, pos)`, except that a match longer than `max_len` yields None
+    instead of its group spans (callers reject such matches anyway)."""
+    match = full._regexp.Match
+    for ((start, end),) in iter_spans(bounds, data, pos):
+        if end - start > max_len:
+            yield None
+            continue
+        # Anchored at the same start and cut at the same end, leftmost-first semantics pick
+        # the same match (the patterns have no end-of-text or word-boundary assertions).
+        yield match(_ANCHOR_START, data, start, end)
+
+
+_UNANCHORED = re2._Anchor.UNANCHORED
+_ANCHOR_START = re2._Anchor.ANCHOR_START
+
+
+def iter_spans(
+    regex: re2._Regexp, data: bytes, pos: int = 0, endpos: int | None = None
+) -> Iterator[list[tuple[int, int]]]:
+    """`regex.finditer(data, pos, endpos)` as lists of byte spans (whole match first, (-1, -1)
+    for a group that did not take part).
+
+    Calls the compiled RE2 object directly: the wrapper's per-match objects cost far more
+    than the match itself (each `.start()` recounts the capture groups). Same semantics:
+    leftmost matches, non-overlapping, an empty match advances one character.
+    """
+    match = regex._regexp.Match
+    end = len(data) if endpos is None else min(endpos, len(data))
+    while pos <= end:
+        spans = match(_UNANCHORED, data, pos, end)
+        first = spans[0]
+        if first[0] < 0:
+            return
+        yield spans
+        if first[1] > first[0]:
+            pos = first[1]
+        else:
+            pos = first[1] + 1
+            while pos < end and data[pos] & 0xC0 == 0x80:
+                pos += 1
+
+
+def search_spans(regex: re2._Regexp, data: bytes, pos: int = 0) -> list[tuple[int, int]] | None:
+    """Byte spans (whole match, then each group) of `regex.search(data, pos)`, or None."""
+    spans = regex._regexp.Match(_UNANCHORED, data, pos, len(data))
+    return None if spans[0][0] < 0 else spans
+
+
+def first_span(
+    regex: re2._Regexp, data: bytes, pos: int = 0, anchored: bool = False
+) -> tuple[int, int] | None:
+    """Byte span of `regex.search(data, pos)` (or `.match` when anchored), or None."""
+    spans = regex._regexp.Match(_ANCHOR_START if anchored else _UNANCHORED, data, pos, len(data))
+    return None if spans[0][0] < 0 else spans[0]
 
 
 def lit(text: str, ignore_case: bool = False) -> str:
@@ -152,10 +227,15 @@ def tail_start(regex: re2._Regexp, text: str, pos: int, max_window: int) -> int 
     reach past the end, so the clamp keeps the hold-back bounded without losing anything.
     """
     lo = max(pos, len(text) - max_window)
-    match = regex.search(text, lo)
-    if match is None or match.start() >= len(text):
+    # Only the window is encoded and searched: prefix patterns have no assertion that looks
+    # before a match (only the final \z), so the slice finds the same leftmost start.
+    window = text[lo:]
+    data = window.encode("utf-8")
+    spans = search_spans(regex, data)
+    if spans is None or spans[0][0] >= len(data):
         return None
-    return match.start()
+    start = spans[0][0]
+    return lo + (start if len(data) == len(window) else len(data[:start].decode("utf-8")))
 
 
 def token_before(text: str, index: int) -> bool:

@@ -3,16 +3,33 @@
 import re
 
 from mithril.domain import Severity
+from mithril.services.secrets.detectors._digits import NOT_AFTER_RUN, keyword_gate
 from mithril.services.secrets.detectors._pii import (
     PiiDetector,
     context_before,
     digit_run_edge_after,
     digit_run_edge_before,
 )
+from mithril.services.secrets.detectors.base import compile_re2
 from mithril.services.secrets.kinds import PII, KindInfo
 from mithril.services.secrets.validators import luhn_ok
 
 _CONTEXT = re.compile(r"(?i)card|visa|master|amex|american express|discover|\bcc\b|payment")
+# Matches wherever _CONTEXT does (see _digits.keyword_gate).
+_KEYWORDS_RE2 = compile_re2(
+    "|".join(
+        [
+            keyword_gate("card"),
+            keyword_gate("visa"),
+            keyword_gate("master"),
+            keyword_gate("amex"),
+            keyword_gate("american express"),
+            keyword_gate("discover"),
+            keyword_gate("cc", before=True, after=True),
+            keyword_gate("payment"),
+        ]
+    )
+)
 _MAESTRO_12 = ("50", "56", "57", "58", "6304", "6390", "6759", "676", "0604")
 MAX_CARD = 19 + 18
 
@@ -36,7 +53,7 @@ def _validate(text: str, start: int, end: int) -> tuple[int, float] | None:
     digits = "".join(c for c in value if c.isdigit())
     if not 12 <= len(digits) <= 19 or not _issuer_ok(digits):
         return None
-    keyword = context_before(text, start, _CONTEXT)
+    keyword = context_before(text, start, _CONTEXT, precheck=_KEYWORDS_RE2)
     if len(digits) == 12 and not (keyword and digits.startswith(_MAESTRO_12)):
         return None  # 12-digit Maestro numbers only next to a card keyword
     separators = {c for c in value if not c.isdigit()}
@@ -59,4 +76,7 @@ DETECTOR = PiiDetector(
     prefilter=r"\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d[ -]?\d",
     max_window=MAX_CARD + 1,
     validate=_validate,
+    # Necessary condition of acceptance (see _digits): 12+ digits from the match start.
+    gate=NOT_AFTER_RUN + r"\d(?:[ -]?\d){11}",
+    min_digits=12,
 )

@@ -18,11 +18,13 @@ from mithril.services.secrets.detectors.base import (
     L,
     R,
     compile_re2,
+    first_span,
     partial_regex,
     prefix_pattern,
     tail_start,
 )
 from mithril.services.secrets.kinds import CREDENTIAL, KindInfo
+from mithril.services.secrets.textview import TextView
 
 MAX_BODY = 8192
 """Longest key body (characters between header and footer) handled; an RSA-8192 PEM is ~6.3K."""
@@ -34,6 +36,8 @@ _BODY_CLASS = r"[A-Za-z0-9+/=\s:,.\\]"
 # Body text: base64 lines plus "Proc-Type: 4,ENCRYPTED" style headers (single dashes allowed).
 _BODY = rf"(?:{_BODY_CLASS}|-{{1,4}}[A-Za-z0-9+/=:,.])*"
 _MIN_BODY = 16
+_BODY_SPACE = b" \t\n\r\x0c"
+"""The whitespace `\\s` matches in RE2 (the only whitespace a body can contain)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,48 +64,56 @@ class PemPrivateKeyDetector:
         footer_pieces = (L("-----END"), R("[A-Z0-9 ]", False), L("PRIVATE KEY-----"))
         object.__setattr__(self, "_footer_partial", compile_re2(prefix_pattern(footer_pieces)))
 
-    def _body_end(self, text: str, header_end: int) -> int:
-        body = self._body.match(text, header_end)
-        body_end = body.end() if body else header_end
+    def _body_end(self, data: bytes, header_end: int) -> int:
+        """Byte offset where the body after a header ends (the body is ASCII, so its byte
+        and character lengths agree)."""
+        body = first_span(self._body, data, header_end, anchored=True)
+        body_end = body[1] if body else header_end
         return min(body_end, header_end + MAX_BODY)
 
-    def _block(self, text: str, header_end: int) -> tuple[int, int] | None:
-        """(span end, examined end) of the key whose header ends at header_end."""
-        body_end = self._body_end(text, header_end)
-        body_chars = sum(not c.isspace() for c in text[header_end:body_end])
-        footer = self._footer.match(text, body_end)
+    def _block(self, view: TextView, header_end: int) -> tuple[int, int, int] | None:
+        """(span end, examined end, characters examined past it), in bytes, of the key whose
+        header ends at header_end."""
+        data = view.data
+        body_end = self._body_end(data, header_end)
+        body = data[header_end:body_end]
+        body_chars = len(body.translate(None, _BODY_SPACE))
+        footer = first_span(self._footer, data, body_end, anchored=True)
         if footer is not None:
-            return (footer.end(), footer.end()) if body_chars >= _MIN_BODY else None
+            return (footer[1], footer[1], 0) if body_chars >= _MIN_BODY else None
         # No footer right after the body: a truncated key, if there is enough body.
         if body_chars < 64:
             return None
-        end = body_end
-        while end > header_end and text[end - 1].isspace():
-            end -= 1
-        return end, min(body_end + 1, len(text))
+        end = header_end + len(body.rstrip(_BODY_SPACE))
+        return end, body_end, 1
 
     def find(self, text: str, pos: int = 0) -> Iterator[Candidate]:
-        cursor = pos
+        return self.find_in(TextView(text), pos)
+
+    def find_in(self, view: TextView, pos: int = 0) -> Iterator[Candidate]:
+        data, to_char = view.data, view.to_char
+        cursor = view.to_byte(pos)
         while True:
-            header = self._header.search(text, cursor)
+            header = first_span(self._header, data, cursor)
             if header is None:
                 return
-            if header.end() - header.start() > MAX_HEADER:
-                cursor = header.end()
+            header_start, header_end = header
+            if header_end - header_start > MAX_HEADER:
+                cursor = header_end
                 continue
-            block = self._block(text, header.end())
+            block = self._block(view, header_end)
             if block is None:
-                cursor = header.end()
+                cursor = header_end
                 continue
-            end, examined = block
+            end, examined, past = block
             yield Candidate(
-                header.start(),
-                end,
+                to_char(header_start),
+                to_char(end),
                 self.info.name,
                 0.99,
                 self.info.severity,
                 self.priority,
-                examined,
+                min(to_char(examined) + past, len(view.text)),
             )
             cursor = end
 
@@ -111,15 +123,22 @@ class PemPrivateKeyDetector:
         # A header that is still arriving.
         start = tail_start(self._header_partial, text, pos, MAX_HEADER)
         # A complete header whose body (or footer) is still arriving.
-        lo = max(pos, len(text) - self.max_window)
-        header = self._header.search(text, lo)
+        view = TextView(text)
+        data = view.data
+        lo = view.to_byte(max(pos, len(text) - self.max_window))
+        header = first_span(self._header, data, lo)
         while header is not None:
-            body_end = self._body_end(text, header.end())
-            if body_end - header.end() < MAX_BODY and self._footer.match(text, body_end) is None:
-                rest = text[body_end:]
+            header_end = header[1]
+            body_end = self._body_end(data, header_end)
+            if (
+                body_end - header_end < MAX_BODY
+                and first_span(self._footer, data, body_end, anchored=True) is None
+            ):
+                rest = data[body_end:]
                 if not rest or self._footer_partial.fullmatch(rest) is not None:
-                    return header.start() if start is None else min(start, header.start())
-            header = self._header.search(text, header.end())
+                    header_start = view.to_char(header[0])
+                    return header_start if start is None else min(start, header_start)
+            header = first_span(self._header, data, header_end)
         return start
 
 

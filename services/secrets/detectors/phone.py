@@ -6,12 +6,14 @@ Plain digit runs, dates, times, IP addresses and version strings are not phone n
 import re
 
 from mithril.domain import Severity
+from mithril.services.secrets.detectors._digits import NOT_AFTER_RUN, keyword_gate
 from mithril.services.secrets.detectors._pii import (
     PiiDetector,
     context_before,
     digit_run_edge_after,
     digit_run_edge_before,
 )
+from mithril.services.secrets.detectors.base import compile_re2
 from mithril.services.secrets.kinds import PII, KindInfo
 
 _CONTEXT = re.compile(
@@ -25,6 +27,47 @@ _DATE = re.compile(
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 _EXTENSION = re.compile(r"[ ]?(?:x|ext\.?)[ ]?\d{1,5}$")
 MAX_PHONE = 48
+
+# Matches wherever _CONTEXT does (see _digits.keyword_gate).
+_KEYWORDS = "|".join(
+    [
+        keyword_gate("phone"),
+        keyword_gate("tel", before=True, after=True),
+        keyword_gate("tel:"),
+        keyword_gate("mobile"),
+        keyword_gate("cell", before=True),
+        keyword_gate("call", before=True),
+        keyword_gate("fax", before=True),
+        keyword_gate("contact"),
+        keyword_gate("reach"),
+        keyword_gate("whatsapp"),
+        keyword_gate("sms", before=True),
+        keyword_gate("text", before=True, after=True),
+        keyword_gate("number"),
+        keyword_gate("ph", before=True, after=True),
+        keyword_gate("no.", before=True),
+        keyword_gate("nr", before=True, after=True),
+        keyword_gate("mob", before=True, after=True),
+        keyword_gate("#"),
+        keyword_gate("messag"),
+        keyword_gate("answering"),
+        keyword_gate("dial", before=True),
+        keyword_gate("ring", before=True, after=True),
+    ]
+)
+_KEYWORDS_RE2 = compile_re2(_KEYWORDS)
+# Necessary conditions of acceptance (see _digits): every accepted number is "strong" (one of
+# the shapes below, each contained in the match) or has a _CONTEXT keyword before it.
+_GATE = "|".join(
+    [
+        r"\+[ ]?\d(?:[ .()\-]{0,3}\d){7}",  # international: "+" first, 8+ digits
+        r"\(\d{1,5}\)[ .-]?\d{1,5}[ .-]\d",  # "(" first: (area) then two groups
+        r"\d(?:[ .()\-]{0,3}\d){6}[ ]?(?:x|ext\.?)[ ]?\d",  # 7+ digits, an extension
+        r"\d{3}[ .-]\d{4}",  # inside every US-format number
+        NOT_AFTER_RUN + r"0(?:[ .-]?\d){8}",  # trunk "0" first, 9+ digits
+        _KEYWORDS,
+    ]
+)
 
 
 def _validate(text: str, start: int, end: int) -> tuple[int, float] | None:
@@ -43,10 +86,10 @@ def _validate(text: str, start: int, end: int) -> tuple[int, float] | None:
     groups = [g for g in re.split(r"[ .\-()+]+", core) if g]
     plus = core.startswith("+")
     paren = "(" in core
-    keyword = context_before(text, start, _CONTEXT)
+    keyword = context_before(text, start, _CONTEXT, precheck=_KEYWORDS_RE2)
     if len(groups) < 2 and not plus:
         # A plain run of digits: only a 10-12 digit run right after a phone keyword.
-        near = context_before(text, start, _CONTEXT, width=16)
+        near = context_before(text, start, _CONTEXT, width=16, precheck=_KEYWORDS_RE2)
         return (end, 0.25) if near and 10 <= len(digits) <= 12 else None
     separators = {c for c in core if c in " .-"}
     strong = (
@@ -72,7 +115,10 @@ DETECTOR = PiiDetector(
         r"(?:[ ]?(?:x|ext\.?)[ ]?\d{1,5})?"
     ),
     partial=r"[+(\d][\d() .\-]*(?:[ ]?(?:e|ex|ext|ext\.|x)[ ]?\d*)?",
-    prefilter=r"\d[ .\-)]?\d",
+    # Every accepted number has 7+ digits, at most 2 characters apart: "(415) 555", "+1 (".
+    prefilter=r"\d(?:[ .()+\-]{0,3}\d){6}",
     max_window=MAX_PHONE + 2,
     validate=_validate,
+    gate=_GATE,
+    min_digits=7,
 )

@@ -3,16 +3,32 @@
 import re
 
 from mithril.domain import Severity
+from mithril.services.secrets.detectors._digits import NOT_AFTER_RUN, keyword_gate
 from mithril.services.secrets.detectors._pii import (
     PiiDetector,
     context_before,
     digit_run_edge_after,
     digit_run_edge_before,
 )
+from mithril.services.secrets.detectors.base import compile_re2
 from mithril.services.secrets.kinds import PII, KindInfo
 from mithril.services.secrets.validators import ssn_ok
 
 _CONTEXT = re.compile(r"(?i)\bssn|social[ -]?security|\bss#|\bsocial\b|\bssa\b")
+
+# Matches wherever _CONTEXT does (see _digits.keyword_gate).
+_KEYWORDS = "|".join(
+    [
+        keyword_gate("ssn", before=True),
+        keyword_gate("social") + "[ -]?" + keyword_gate("security"),
+        keyword_gate("ss#", before=True),
+        keyword_gate("social", before=True, after=True),
+        keyword_gate("ssa", before=True, after=True),
+    ]
+)
+_KEYWORDS_RE2 = compile_re2(_KEYWORDS)
+# Necessary conditions of acceptance (see _digits): NNN-NN-NNNN, or a _CONTEXT keyword.
+_GATE = NOT_AFTER_RUN + r"\d{3}-\d{2}-\d{4}|" + _KEYWORDS
 
 
 def _validate(text: str, start: int, end: int) -> tuple[int, float] | None:
@@ -27,7 +43,7 @@ def _validate(text: str, start: int, end: int) -> tuple[int, float] | None:
         return None
     if not ssn_ok(digits[:3], digits[3:5], digits[5:]):
         return None
-    keyword = context_before(text, start, _CONTEXT)
+    keyword = context_before(text, start, _CONTEXT, precheck=_KEYWORDS_RE2)
     if separators == {"-"}:
         return end, 0.85 if keyword else 0.7
     if keyword:
@@ -43,4 +59,6 @@ DETECTOR = PiiDetector(
     prefilter=r"\d{3}[- ]?\d{2}[- ]?\d{4}",
     max_window=13,
     validate=_validate,
+    gate=_GATE,
+    min_digits=9,
 )
