@@ -1,9 +1,39 @@
-"""RE2 set matching: one pass over a text answers which patterns match, in linear time.
+"""RE2 matching in two stages: cheap anchor sets first, then each candidate rule pattern only
+where its anchor occurs. Linear time on any input.
 
-All regex rules of a view (plus the scanner's cheap view triggers) are compiled into one
-`re2.Set`; `match` returns the indices of the rules and trigger names that matched. Spans are
-computed afterwards, only for the rules the set reported, with one compiled RE2 regex per
-pattern. Nothing here uses Python's `re`: RE2 guarantees linear time on any input.
+Why not one big set. An `re2.Set` of every rule pattern answers "which patterns match" in one
+DFA pass, but the DFA state is the cross product of every pattern's progress: word-gap
+repetitions (`(?:\\w+[\\W_]+){0,4}?`), counted repeats and common words (you, all, the) across
+~130 patterns make ordinary English visit new states all the time, the state cache thrashes
+and a megabyte takes seconds. One pattern alone keeps a small DFA.
+
+Stage 1 asks RE2 sets (one DFA pass, UTF-8 bytes encoded once) which of these occur:
+
+- per distinct anchor, one entry: literal strings every match of a pattern must contain,
+  derived automatically by `anchors.plan` (word boundaries and separator runs included, e.g.
+  `\\bignore[\\W_]+previous`), the rarest the pattern offers. No counters, so anchors cost the
+  DFA about what a plain literal search costs;
+- patterns without a usable anchor (character-class patterns: tag characters, zero-width,
+  bidi, spaced letters, padding), matched directly; they are cheap for the DFA;
+- the scanner's named trigger patterns (normalisation, decoding, detectors).
+
+Texts up to `DIRECT_LIMIT` bytes: one set holds all three plus each pattern's guards (other
+sets its matches need, `anchors.Plan.guards`); a pattern whose anchor and guards all occurred
+is then searched over the whole text. Longer texts: the direct patterns and triggers are
+matched over the whole text by their own set, and the anchor set runs block by block (`BLOCK`
+bytes, each block read with enough overlap to hold any anchor occurrence that starts in it),
+which tells where each anchor occurs. A pattern is then searched only in the windows
+`[block start - R, block end + R]` of the blocks where its anchor occurs (`R` = the pattern's
+reach, `anchors.Plan.radius`, in bytes; an unbounded word or separator run counts
+`anchors.SPAN_CAP` characters), merged; patterns that can reach arbitrarily far (`.*`) are
+searched whole. Searches use RE2's `startpos`/`endpos`, which keep the whole text as context
+for `\\b`, `^` and `$`: a match inside a window is a real match of the text, and the window
+holding the leftmost match reports exactly its span.
+
+Cost: the stage-1 sets read the text about once each; each pattern whose anchor occurs is
+searched over at most the whole text once. Ordinary text wakes up a few patterns, mostly near
+rare anchors; adversarial text stuffed with every anchor costs one pass per pattern, which is
+still linear. Nothing here uses Python's `re`: RE2 guarantees linear time on any input.
 
 An `Engine` is immutable after construction; RE2 objects are safe to share across threads.
 """
@@ -11,15 +41,22 @@ An `Engine` is immutable after construction; RE2 objects are safe to share acros
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import re2
 
+from . import anchors
 from .rules import Rule
 
 _UNANCHORED = re2._Anchor.UNANCHORED
 
-MAX_MEM = 256 << 20
-"""RE2 memory budget for the set's DFA; large so big inputs never exhaust the state cache."""
+MAX_MEM = 64 << 20
+"""RE2 memory budget per compiled object (each set and each regex)."""
+DIRECT_LIMIT = 32 * 1024
+"""Texts up to this many UTF-8 bytes go through one set and whole-text searches."""
+BLOCK = 8 * 1024
+"""Bytes per block when locating anchors in longer texts."""
 
 
 class EngineError(RuntimeError):
@@ -32,10 +69,78 @@ def _options() -> re2.Options:
     return options
 
 
-class Engine:
-    """An RE2 set over the patterns of some rules, plus named trigger patterns."""
+@dataclass(frozen=True, slots=True)
+class _Pattern:
+    rule: int
+    regex: re2._Regexp
+    needs: frozenset[int]
+    """Stage-1 keys that must all have fired: its anchor and guards, or its own direct entry."""
+    anchor: int | None
+    """Key of the anchor whose blocks give its windows; None: search the whole text."""
+    order: int
+    """Position among its rule's patterns (the earlier pattern wins a tie)."""
 
-    __slots__ = ("_owners", "_regexes", "_rules", "_set", "_triggers")
+
+class EngineMatch(NamedTuple):
+    """What one engine pass found."""
+
+    spans: dict[int, tuple[int, int]]
+    """Rule index (into `Engine.rules`) -> code-point span of its first match, ascending."""
+    triggers: frozenset[str]
+    """Names of the trigger patterns that matched."""
+
+
+_NO_MATCH = EngineMatch({}, frozenset())
+
+
+class _StageOne:
+    """One compiled `re2.Set`: entries below `trigger_start` stand for stage-1 key
+    `entry + offset` (an anchor or a direct pattern), the rest for the named triggers."""
+
+    __slots__ = ("_match", "names", "offset", "trigger_start")
+
+    def __init__(self, sources: Sequence[str], triggers: Mapping[str, str], offset: int) -> None:
+        self.offset = offset
+        self.trigger_start = len(sources)
+        self.names = tuple(triggers)
+        self._match: Callable[[bytes | memoryview], list[int] | None] | None = None
+        everything = [*sources, *triggers.values()]
+        if everything:
+            compiled = re2.Set.SearchSet(_options())
+            for source in everything:
+                try:
+                    compiled.Add(source)
+                except re2.error as exc:
+                    raise EngineError(f"cannot add {source!r} to a rule set") from exc
+            try:
+                compiled.Compile()
+            except re2.error as exc:
+                raise EngineError("cannot compile a rule set") from exc
+            self._match = compiled._set.Match  # the binding itself: no per-call wrapper
+
+    def match(self, data: bytes | memoryview) -> list[int]:
+        """Indices of the entries that match."""
+        return (self._match(data) or []) if self._match is not None else []
+
+    def read(self, found: list[int]) -> tuple[set[int], list[str]]:
+        """The stage-1 keys and the trigger names the matched entries stand for."""
+        start, offset = self.trigger_start, self.offset
+        fired = {entry + offset for entry in found if entry < start}
+        return fired, [self.names[entry - start] for entry in found if entry >= start]
+
+
+class Engine:
+    """Anchor-prefiltered RE2 matching over the patterns of some rules, plus named triggers."""
+
+    __slots__ = (
+        "_anchor_set",
+        "_by_key",
+        "_global_set",
+        "_overlap",
+        "_radius",
+        "_rules",
+        "_small_set",
+    )
 
     def __init__(
         self,
@@ -44,74 +149,159 @@ class Engine:
         rewrite: Callable[[str], str] | None = None,
     ) -> None:
         self._rules = tuple(rules)
-        owners: list[int | str] = []
-        regexes: list[list[re2._Regexp]] = [[] for _ in self._rules]
-        compiled = re2.Set.SearchSet(_options())
+        compiled: list[tuple[int, int, re2._Regexp, anchors.Plan, str]] = []
         for index, rule in enumerate(self._rules):
-            for pattern in rule.compiled_patterns():
+            for order, pattern in enumerate(rule.compiled_patterns()):
                 if rewrite is not None:
                     pattern = rewrite(pattern)
                 try:
-                    compiled.Add(pattern)
-                    regexes[index].append(re2.compile(pattern, _options()))
+                    regex = re2.compile(pattern, _options())
                 except re2.error as exc:
                     raise EngineError(f"rule {rule.id!r}: cannot compile {pattern!r}") from exc
-                owners.append(index)
-        for name, pattern in (triggers or {}).items():
-            compiled.Add(pattern)
-            owners.append(name)
-        if owners:
-            try:
-                compiled.Compile()
-            except re2.error as exc:
-                raise EngineError("cannot compile the rule set") from exc
-        self._set = compiled if owners else None
-        self._owners = tuple(owners)
-        self._regexes = tuple(tuple(r) for r in regexes)
-        self._triggers = frozenset((triggers or {}).keys())
+                compiled.append((index, order, regex, anchors.plan(pattern), pattern))
+
+        # Stage-1 keys: one per distinct primary anchor, then one per distinct guard (small
+        # texts only), then one per directly matched pattern.
+        keys: dict[str, int] = {}
+        for *_, plan, _ in compiled:
+            if plan.anchor is not None:
+                keys.setdefault(anchors.anchor_pattern(plan.anchor), len(keys))
+        primaries = len(keys)
+        for *_, plan, _ in compiled:
+            for guard in plan.guards:
+                keys.setdefault(anchors.anchor_pattern(guard), len(keys))
+        direct: list[str] = []
+        radius: list[int | None] = [0] * primaries
+        by_key: dict[int, list[_Pattern]] = {}
+        overlap = 0
+        for index, order, regex, plan, source in compiled:
+            if plan.anchor is None:
+                key = len(keys) + len(direct)
+                direct.append(source)
+                pattern = _Pattern(index, regex, frozenset({key}), None, order)
+            else:
+                key = keys[anchors.anchor_pattern(plan.anchor)]
+                old = radius[key]
+                radius[key] = None if old is None or plan.radius is None else max(old, plan.radius)
+                needs = {key, *(keys[anchors.anchor_pattern(g)] for g in plan.guards)}
+                pattern = _Pattern(index, regex, frozenset(needs), key, order)
+                overlap = max(overlap, anchors.anchor_length(plan.anchor))
+            by_key.setdefault(key, []).append(pattern)
+        sources = list(keys)
+        named = dict(triggers or {})
+        self._small_set = _StageOne(sources + direct, named, 0)
+        self._anchor_set = _StageOne(sources[:primaries], {}, 0)
+        self._global_set = _StageOne(direct, named, len(keys))
+        self._by_key = {key: tuple(found) for key, found in by_key.items()}
+        self._radius = tuple(radius)
+        self._overlap = overlap
 
     @property
     def rules(self) -> tuple[Rule, ...]:
         return self._rules
 
-    def match(self, text: str) -> tuple[list[int], frozenset[str]]:
-        """Indices (into `rules`, ascending) of matching rules, and names of matching triggers."""
-        if self._set is None or not text:
-            return [], frozenset()
-        found = self._set.Match(text)
-        if not found:
-            return [], frozenset()
-        rules: set[int] = set()
-        triggers: set[str] = set()
-        for index in found:
-            owner = self._owners[index]
-            if isinstance(owner, str):
-                triggers.add(owner)
-            else:
-                rules.add(owner)
-        return sorted(rules), frozenset(triggers)
-
-    def spans(self, indices: list[int], text: str) -> dict[int, tuple[int, int] | None]:
-        """Code-point span of the first match of each given rule in `text`.
-
-        The text is encoded once; byte offsets are converted to code points only for
-        non-ASCII text.
-        """
+    def match(self, text: str, wanted: Callable[[Rule], bool] | None = None) -> EngineMatch:
+        """Rules (those `wanted` accepts; all by default) that match `text`, and triggers."""
+        if not text:
+            return _NO_MATCH
         encoded = text.encode("utf-8")
-        ascii_only = len(encoded) == len(text)
-        out: dict[int, tuple[int, int] | None] = {}
-        for index in indices:
-            best: tuple[int, int] | None = None
-            for regex in self._regexes[index]:
-                found = regex._regexp.Match(_UNANCHORED, encoded, 0, len(encoded))[0]
-                if found[0] >= 0 and (best is None or found[0] < best[0]):
-                    best = found
-            if best is not None and not ascii_only:
-                start = len(encoded[: best[0]].decode("utf-8", "ignore"))
-                best = (start, start + len(encoded[best[0] : best[1]].decode("utf-8", "ignore")))
-            out[index] = best
-        return out
+        size = len(encoded)
+        scale = 1 if size == len(text) else 4  # characters -> UTF-8 bytes, at most
+        blocks: dict[int, list[int]] | None = None
+        if size <= DIRECT_LIMIT:
+            found = self._small_set.match(encoded)
+            if not found:
+                return _NO_MATCH
+            fired, triggers = self._small_set.read(found)
+        else:
+            fired, triggers = self._global_set.read(self._global_set.match(encoded))
+            blocks = self._locate_anchors(encoded, scale)
+            fired.update(blocks)
+        best: dict[int, tuple[int, int, int, int]] = {}  # rule -> (start, order, start, end)
+        verdicts: dict[int, bool] = {}
+        windows: dict[int, list[tuple[int, int]]] = {}
+        whole = [(0, size)]
+        for key in fired:
+            for pattern in self._by_key.get(key, ()):
+                windowed = blocks is not None and pattern.anchor is not None
+                if not windowed and not pattern.needs <= fired:
+                    continue
+                rule = pattern.rule
+                verdict = verdicts.get(rule)
+                if verdict is None:
+                    verdict = verdicts[rule] = wanted is None or wanted(self._rules[rule])
+                if not verdict:
+                    continue
+                if not windowed:
+                    ranges = whole
+                else:
+                    ranges = windows.get(key)  # type: ignore[assignment]
+                    if ranges is None:
+                        ranges = windows[key] = _windows(
+                            blocks[key], size, scale, self._radius[key]
+                        )
+                hit = _first(pattern.regex, encoded, ranges)
+                if hit is not None:
+                    found_at = (hit[0], pattern.order, *hit)
+                    if rule not in best or found_at < best[rule]:
+                        best[rule] = found_at
+        if not best:
+            return EngineMatch({}, frozenset(triggers)) if triggers else _NO_MATCH
+        spans = {
+            rule: (found_at[2], found_at[3])
+            if scale == 1
+            else _code_points(encoded, (found_at[2], found_at[3]))
+            for rule, found_at in sorted(best.items())
+        }
+        return EngineMatch(spans, frozenset(triggers))
 
-    def span(self, rule_index: int, text: str) -> tuple[int, int] | None:
-        """Code-point span of the first match of the rule in `text` (earliest pattern hit)."""
-        return self.spans([rule_index], text)[rule_index]
+    def _locate_anchors(self, encoded: bytes, scale: int) -> dict[int, list[int]]:
+        """Anchor entry (= its key) -> ascending numbers of the blocks where it occurs.
+
+        Each block is matched together with the `overlap` bytes after it (the longest anchor
+        occurrence) and one byte of context on each side, so every occurrence starting in the
+        block is seen whole with correct `\\b` context. An occurrence seen only in the overlap
+        also counts for this block, which only widens windows.
+        """
+        located: dict[int, list[int]] = {}
+        anchor_set = self._anchor_set
+        view = memoryview(encoded)
+        size = len(encoded)
+        overlap = self._overlap * scale + 1
+        for number, start in enumerate(range(0, size, BLOCK)):
+            found = anchor_set.match(view[max(0, start - 1) : min(size, start + BLOCK + overlap)])
+            for entry in found:
+                located.setdefault(entry, []).append(number)
+        return located
+
+
+def _windows(blocks: list[int], size: int, scale: int, radius: int | None) -> list[tuple[int, int]]:
+    """Merged byte windows around the given blocks (the whole text for unbounded reach)."""
+    if radius is None:
+        return [(0, size)]
+    reach = radius * scale
+    merged: list[tuple[int, int]] = []
+    for number in blocks:
+        start = max(0, number * BLOCK - reach)
+        end = min(size, (number + 1) * BLOCK + reach)
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _first(
+    regex: re2._Regexp, text: bytes, ranges: list[tuple[int, int]]
+) -> tuple[int, int] | None:
+    """Byte span of the first match of `regex` within the ranges (searched in order)."""
+    for start, end in ranges:
+        found = regex._regexp.Match(_UNANCHORED, text, start, end)[0]
+        if found[0] >= 0:
+            return found
+    return None
+
+
+def _code_points(text: bytes, span: tuple[int, int]) -> tuple[int, int]:
+    start = len(text[: span[0]].decode("utf-8", "ignore"))
+    return start, start + len(text[span[0] : span[1]].decode("utf-8", "ignore"))

@@ -139,6 +139,7 @@ _FAST_TABLE: dict[int, str | None] = {cp: None for cp in _INVISIBLE}
 _FAST_TABLE.update({ord(k): v for k, v in _LOOKALIKES.items()})
 _FAST_TABLE.update({cp: chr(cp - 0xE0000) for cp in range(0xE0020, 0xE007F)})
 _FAST_TABLE.update({ord("_"): " ", ord("l"): "i"})
+_FAST_KEYS = frozenset(chr(code) for code in _FAST_TABLE if code >= 128)
 
 
 def canonical_pattern(pattern: str) -> str:
@@ -155,6 +156,8 @@ def canonical_pattern(pattern: str) -> str:
             end = i + 2
             if pattern[i + 1] in "xpP" and end < n and pattern[end] == "{":
                 end = pattern.index("}", end) + 1
+            elif pattern[i + 1] in "pP" and end < n:
+                end += 1  # one-letter class name: \pL, \PN
             out.append(pattern[i:end])
             i = end
         elif pattern.startswith("(?P<", i):
@@ -283,13 +286,28 @@ def fast_fold(text: str) -> str:
     """Whole-text fold without spans or token steps (for inputs too odd to window)."""
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
-    return text.lower().translate(_FAST_TABLE)
+    text = text.lower().replace("_", " ").replace("l", "i")
+    if text.isascii():
+        return text
+    # Same result as `str.translate(_FAST_TABLE)`, several times faster on long non-ASCII text:
+    # one `str.replace` per distinct non-ASCII key present (their replacements are ASCII).
+    for char in sorted(set(text) & _FAST_KEYS):
+        text = text.replace(char, _FAST_TABLE[ord(char)] or "")
+    return text
 
 
-def trigger_windows(text: str, width: int = WINDOW) -> list[tuple[int, int]]:
-    """Merged [start, end) windows around every trigger position (bounded count)."""
+def trigger_windows(
+    text: str, width: int = WINDOW, limit: int | None = None
+) -> list[tuple[int, int]]:
+    """Merged [start, end) windows around every trigger position (bounded count).
+
+    With a `limit`, stops as soon as the windows cover more than `limit` characters and
+    returns the whole text: a caller comparing the total with `limit` decides the same way,
+    without walking thousands of trigger hits first.
+    """
     windows: list[tuple[int, int]] = []
     n = len(text)
+    closed = 0
     for count, match in enumerate(_TRIGGER_RE.finditer(text)):
         if count >= MAX_TRIGGER_HITS:
             return [(0, n)]
@@ -297,13 +315,17 @@ def trigger_windows(text: str, width: int = WINDOW) -> list[tuple[int, int]]:
         if windows and start <= windows[-1][1]:
             windows[-1] = (windows[-1][0], max(windows[-1][1], end))
         else:
+            if windows:
+                closed += windows[-1][1] - windows[-1][0]
             windows.append((start, end))
+        if limit is not None and closed + windows[-1][1] - windows[-1][0] > limit:
+            return [(0, n)]
     return windows
 
 
 def build_view(text: str) -> NormalizedView:
     """The normalised view of `text` (windowed around triggers, or whole-text fallback)."""
-    windows = trigger_windows(text) if len(text) > 2 * WINDOW else [(0, len(text))]
+    windows = trigger_windows(text, limit=BUDGET) if len(text) > 2 * WINDOW else [(0, len(text))]
     if sum(end - start for start, end in windows) > BUDGET:
         return NormalizedView(fast_fold(text))
     pieces: list[str] = []

@@ -1,6 +1,6 @@
 """The detector protocol: programmatic rules that look at a whole scan, not one pattern.
 
-Regex rules are matched by the RE2 set in `engine.py`; a rule with `detector: <name>` is
+Regex rules are matched by the RE2 engine in `engine.py`; a rule with `detector: <name>` is
 instead handed to the detector registered under that name in `DETECTORS`, after the regex
 pass, together with a `ScanContext` describing everything the pass found.
 """
