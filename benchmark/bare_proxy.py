@@ -42,10 +42,8 @@ def create_app(upstream_url: str) -> Starlette:
             response.release()
         return Response(content, response.status, headers=headers)
 
-    return Starlette(
-        routes=[Route("/v1/{path:path}", forward, methods=["GET", "POST"])],
-        on_shutdown=[upstream.close],
-    )
+    # The pool lives as long as the process: nothing to close on shutdown.
+    return Starlette(routes=[Route("/v1/{path:path}", forward, methods=["GET", "POST"])])
 
 
 def main() -> None:

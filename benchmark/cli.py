@@ -73,3 +73,20 @@ def latency(results: Path, repeat: int, console: Console) -> None:
     (results / "latency.json").write_text(json.dumps(payload, indent=2))
     console.print(markdown, markup=False)
     console.print(f"(written to {results}/latency.md)")
+
+
+def gateway(results: Path, requests: int, runs: int, console: Console) -> None:
+    from mithril.benchmark import gateway as bench
+
+    report = bench.run(requests=requests, runs=runs)
+    markdown = bench.format_markdown(report)
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "gateway.md").write_text(markdown)
+    payload = {
+        "rows": report.rows,
+        "ttft_ms": report.ttft_ms,
+        "machine": _machine(),
+    }
+    (results / "gateway.json").write_text(json.dumps(payload, indent=2))
+    console.print(markdown, markup=False)
+    console.print(f"(written to {results}/gateway.md)")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
-from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 from prometheus_client import make_asgi_app
 
 import mithril
 from mithril.gateway.body import BodySizeLimit
 from mithril.gateway.components import Components
 from mithril.gateway.errors import install_error_handlers
-from mithril.gateway.http_metrics import HttpMetrics
+from mithril.gateway.http_telemetry import HttpTelemetry
 from mithril.gateway.openai import routes as openai_routes
 from mithril.gateway.routes import admin, scan
 
@@ -39,6 +38,5 @@ def create_app(components: Components) -> FastAPI:
 
     app.mount("/metrics", make_asgi_app())
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(HttpMetrics)
-    FastAPIInstrumentor.instrument_app(app, excluded_urls="healthz,metrics,dashboard")
+    app.add_middleware(HttpTelemetry)
     return app

@@ -27,6 +27,12 @@ class GatewaySettings(BaseSettings):
         " dns:///scanner:50051 (load-balanced round robin over every address).",
     )
     secrets_addr: str = Field("127.0.0.1:50052", description="Secrets service address.")
+    fast_tier: Literal["remote", "local"] = Field(
+        "remote",
+        description="remote: the scanner and secrets services are called over gRPC;"
+        " local: the same libraries run inside the gateway process (no hops; the services"
+        " still serve other callers).",
+    )
     service_token: str = Field(
         "", description="Bearer token sent to the services (their MITHRIL_<SVC>_AUTH_TOKEN)."
     )

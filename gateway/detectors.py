@@ -147,6 +147,11 @@ def open_channel(target: str) -> grpc.aio.Channel:
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.enable_retries", 1),
+            # A restarted service is found again within a second, not after grpc's default
+            # exponential backoff (up to two minutes), during which every call fails fast.
+            ("grpc.initial_reconnect_backoff_ms", 100),
+            ("grpc.min_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 1000),
         ],
         interceptors=[ClientTracingInterceptor(observe=_observe_call)],
     )

@@ -19,7 +19,7 @@ from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
 from mithril.gateway.decision import Action, Decision, Mode, Policy, decide
 from mithril.gateway.detectors import Detectors, Redaction, ServiceUnavailableError
-from mithril.runtime import attributes
+from mithril.runtime import attributes, telemetry
 from mithril.runtime.telemetry import text_fingerprint, tracer
 
 _log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class Firewall:
         """One decision over every message; `policy` defaults to the firewall's own."""
         policy = self._policy(mode, policy)
         started = time.perf_counter()
-        with _tracer.start_as_current_span("mithril.firewall.decide") as span:
+        with telemetry.span(_tracer, "mithril.firewall.decide") as span:
             span.set_attribute(attributes.SERVICE, "gateway")
             span.set_attribute(attributes.DIRECTION, direction)
             span.set_attribute(attributes.MODE, policy.mode.value)
@@ -121,7 +121,7 @@ class Firewall:
         return ConversationDecision(decision, tuple(a.findings for a in analyses))
 
     async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
-        with _tracer.start_as_current_span("mithril.firewall.redact") as span:
+        with telemetry.span(_tracer, "mithril.firewall.redact") as span:
             span.set_attribute(attributes.SERVICE, "gateway")
             span.set_attribute(attributes.TEXT_LENGTH, len(text))
             redaction = await self.detectors.redact(text, kinds)

@@ -16,7 +16,7 @@ from mithril.firewall.v1 import firewall_service_pb2_grpc as pb_grpc
 from mithril.gateway.app import create_app
 from mithril.gateway.components import Components, build_components
 from mithril.gateway.config import GatewaySettings
-from mithril.gateway.detectors import Detectors, RemoteDetectors
+from mithril.gateway.detectors import Detectors, LocalDetectors, RemoteDetectors
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.firewall_servicer import SERVICE_NAME, FirewallServicer
 from mithril.runtime.logs import setup_logging
@@ -80,12 +80,17 @@ async def create_gateway(
 ) -> Gateway:
     """A gateway over `detectors` (default: the services at the configured addresses)."""
     settings = settings or GatewaySettings()
-    detectors = detectors or RemoteDetectors(
-        settings.scanner_addr,
-        settings.secrets_addr,
-        settings.service_token,
-        settings.service_timeout_seconds,
-    )
+    if detectors is None:
+        detectors = (
+            LocalDetectors()
+            if settings.fast_tier == "local"
+            else RemoteDetectors(
+                settings.scanner_addr,
+                settings.secrets_addr,
+                settings.service_token,
+                settings.service_timeout_seconds,
+            )
+        )
     components = build_components(settings, detectors)
     servicer = FirewallServicer(components.firewall)
     grpc_settings = ServiceSettings(

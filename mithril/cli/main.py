@@ -271,5 +271,19 @@ def bench_latency(
     latency(results, repeat, out)
 
 
+@bench_app.command("gateway")
+def bench_gateway(
+    results: Annotated[Path, typer.Option(help="Where to write results.")] = Path(
+        "benchmark/results"
+    ),
+    requests: Annotated[int, typer.Option(help="Requests per run at concurrency 64.")] = 2000,
+    runs: Annotated[int, typer.Option(help="Alternating runs per concurrency (median).")] = 3,
+) -> None:
+    """The gateway vs a bare pass-through proxy: throughput, p50/p99, CPU, TTFT."""
+    from mithril.benchmark.cli import gateway
+
+    gateway(results, requests, runs, out)
+
+
 def run() -> None:
     app()

@@ -27,7 +27,7 @@ READY_TIMEOUT_SECONDS = 90.0
 STOP_TIMEOUT_SECONDS = 15.0
 
 
-def _serving(port: int) -> bool:
+def serving(port: int) -> bool:
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
@@ -61,7 +61,7 @@ def _wait_ready(component: Component, process: subprocess.Popen[bytes]) -> None:
         if process.poll() is not None:
             raise RuntimeError(f"{component.name} exited with code {process.returncode}")
         http_port = component.http_port
-        if _serving(component.grpc_port) and (http_port is None or _http_ok(http_port)):
+        if serving(component.grpc_port) and (http_port is None or _http_ok(http_port)):
             return
         time.sleep(0.1)
     raise RuntimeError(f"{component.name} was not SERVING after {READY_TIMEOUT_SECONDS:.0f}s")

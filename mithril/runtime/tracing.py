@@ -18,9 +18,19 @@ from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from mithril.runtime import telemetry
 from mithril.runtime.interceptors import HEALTH_PREFIX
 
 _tracer = trace.get_tracer("mithril.grpc")
+
+
+def _remote_parent(metadata: Any) -> Any:
+    """The caller's trace context, or None when it sent none (most calls without tracing)."""
+    carrier = {key: value for key, value in (metadata or ()) if key in _PROPAGATION_KEYS}
+    return propagate.extract(carrier) if carrier else None
+
+
+_PROPAGATION_KEYS = frozenset({"traceparent", "tracestate", "baggage"})
 
 
 def _rpc_attributes(method: str) -> dict[str, str]:
@@ -48,10 +58,11 @@ class ServerTracingInterceptor(grpc.aio.ServerInterceptor):
         inner = handler.unary_unary
 
         async def unary_unary(request, context):  # type: ignore[no-untyped-def]
-            parent = propagate.extract(dict(handler_call_details.invocation_metadata or ()))
-            with _tracer.start_as_current_span(
+            parent = _remote_parent(handler_call_details.invocation_metadata)
+            with telemetry.span(
+                _tracer,
                 method,
-                context=parent,
+                parent,
                 kind=SpanKind.SERVER,
                 attributes=_rpc_attributes(method),
                 record_exception=False,
@@ -76,10 +87,11 @@ def _wrap_streaming(
     inner: Callable[..., Any] = getattr(handler, attribute)
 
     def start() -> Any:
-        parent = propagate.extract(dict(details.invocation_metadata or ()))
-        return _tracer.start_as_current_span(
+        parent = _remote_parent(details.invocation_metadata)
+        return telemetry.span(
+            _tracer,
             method,
-            context=parent,
+            parent,
             kind=SpanKind.SERVER,
             attributes=_rpc_attributes(method),
             record_exception=False,
@@ -132,7 +144,8 @@ class ClientTracingInterceptor(grpc.aio.UnaryUnaryClientInterceptor):
                 )
 
     async def _traced(self, continuation, client_call_details, request, method: str):  # type: ignore[no-untyped-def]
-        with _tracer.start_as_current_span(
+        with telemetry.span(
+            _tracer,
             method,
             kind=SpanKind.CLIENT,
             attributes=_rpc_attributes(method),

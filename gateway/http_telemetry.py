@@ -1,13 +1,22 @@
-"""Request rate, errors and latency per route, as plain ASGI middleware."""
+"""Per-request telemetry as one plain ASGI middleware: a SERVER span continuing the
+caller's W3C trace context, and request rate, errors and latency per route.
+
+The stock OpenTelemetry ASGI middleware cost ~0.3 ms of CPU per request here (it decodes
+every header and builds a dozen attributes), a third of a pass-through proxy's budget.
+"""
 
 from __future__ import annotations
 
 import time
 
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from mithril.gateway import metrics
+from mithril.runtime import telemetry
 
+_tracer = trace.get_tracer("mithril.http")
 _ROUTES = frozenset(
     {
         "/",
@@ -24,6 +33,8 @@ _ROUTES = frozenset(
         "/admin/api/stats",
     }
 )
+_UNTRACED = frozenset({"/healthz", "/metrics"})
+_PROPAGATION_HEADERS = frozenset({b"traceparent", b"tracestate", b"baggage"})
 
 
 def route_label(path: str) -> str:
@@ -39,7 +50,7 @@ def route_label(path: str) -> str:
     return "other"
 
 
-class HttpMetrics:
+class HttpTelemetry:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
@@ -60,6 +71,28 @@ class HttpMetrics:
             await send(message)
 
         try:
-            await self.app(scope, receive, observed_send)
+            if route in _UNTRACED:
+                await self.app(scope, receive, observed_send)
+                return
+            carrier = {
+                name.decode("latin-1"): value.decode("latin-1")
+                for name, value in scope.get("headers", ())
+                if name in _PROPAGATION_HEADERS
+            }
+            with telemetry.span(
+                _tracer,
+                f"{method} {route}",
+                propagate.extract(carrier) if carrier else None,
+                kind=SpanKind.SERVER,
+                attributes={"http.request.method": method, "http.route": route},
+                record_exception=False,
+                set_status_on_exception=False,
+            ) as span:
+                try:
+                    await self.app(scope, receive, observed_send)
+                finally:
+                    span.set_attribute("http.response.status_code", status)
+                    if status >= 500:
+                        span.set_status(Status(StatusCode.ERROR))
         finally:
             metrics.HTTP_REQUESTS.labels(route, method, str(status)).inc()
