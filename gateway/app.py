@@ -27,7 +27,7 @@ def create_app(components: Components) -> FastAPI:
     app.state.event_log = components.event_log
     app.state.admin_token = components.admin_token
     install_error_handlers(app)
-    app.include_router(openai_routes.router)
+    app.router.routes.extend(openai_routes.ROUTES)
     app.include_router(scan.router)
     app.include_router(admin.router)
 

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from fastapi import APIRouter, Request
 from starlette.background import BackgroundTask
+from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
 
 from mithril.domain import Finding
 from mithril.gateway import metrics
@@ -31,8 +32,6 @@ from mithril.gateway.policy.book import PolicyBook, Tenant, bearer_token
 from mithril.gateway.policy.model import RoutePolicy
 from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
-
-router = APIRouter()
 
 CHAT = "/v1/chat/completions"
 COMPLETIONS = "/v1/completions"
@@ -330,7 +329,6 @@ def _stream(request: Request, route: str, caller: Caller, model: str, response: 
     )
 
 
-@router.post(CHAT)
 async def chat_completions(request: Request) -> Response:
     caller = authenticate(request, CHAT)
     raw = await request.body()
@@ -343,7 +341,6 @@ async def chat_completions(request: Request) -> Response:
     return await proxy_completion(request, CHAT, raw, body, caller, model)
 
 
-@router.post(COMPLETIONS)
 async def completions(request: Request) -> Response:
     caller = authenticate(request, COMPLETIONS)
     raw = await request.body()
@@ -356,7 +353,6 @@ async def completions(request: Request) -> Response:
     return await proxy_completion(request, COMPLETIONS, raw, body, caller, model)
 
 
-@router.post(EMBEDDINGS)
 async def embeddings(request: Request) -> Response:
     """Passed through: embeddings inputs are data, not instructions to a model."""
     caller = authenticate(request, EMBEDDINGS)
@@ -366,7 +362,6 @@ async def embeddings(request: Request) -> Response:
     return await _pass_through(request, caller, "POST", "/embeddings", raw)
 
 
-@router.get("/v1/models")
 async def models(request: Request) -> Response:
     """The upstream's model list, filtered by the tenant's allow-list."""
     caller = authenticate(request, CHAT)
@@ -403,3 +398,13 @@ async def _pass_through(
     finally:
         response.release()
     return Response(content, response.status, headers=response_headers(response.headers))
+
+
+# Plain Starlette routes: these endpoints read and forward raw bodies, so FastAPI's
+# parameter solving would only add per-request cost.
+ROUTES = [
+    Route(CHAT, chat_completions, methods=["POST"]),
+    Route(COMPLETIONS, completions, methods=["POST"]),
+    Route(EMBEDDINGS, embeddings, methods=["POST"]),
+    Route("/v1/models", models, methods=["GET"]),
+]
