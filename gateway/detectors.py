@@ -23,6 +23,7 @@ from mithril.runtime.convert import finding_from_proto
 from mithril.runtime.tracing import ClientTracingInterceptor
 from mithril.scanner.v1 import scanner_service_pb2, scanner_service_pb2_grpc
 from mithril.secrets.v1 import secrets_service_pb2, secrets_service_pb2_grpc
+from mithril.services.secrets.redact import apply_redactions
 
 SCANNER = "scanner"
 SECRETS = "secrets"
@@ -289,15 +290,10 @@ class RemoteDetectors:
         return Analysis(tuple(findings), tuple(unavailable))
 
     async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
-        response = await _guarded(
-            SECRETS,
-            self.secrets.Redact(
-                secrets_service_pb2.RedactRequest(text=text, kinds=sorted(kinds or ())),
-                timeout=self.timeout,
-                metadata=self._metadata,
-            ),
-        )
-        return _redaction(response)
+        # Detection rides the batched DetectBatch path; the markers are the library's own.
+        request = secrets_service_pb2.DetectRequest(text=text, kinds=sorted(kinds or ()))
+        findings = await _guarded(SECRETS, self._detections.submit(request))
+        return Redaction(apply_redactions(text, findings), tuple(findings))
 
     async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream:
         # No deadline: a stream lives as long as the model's response.

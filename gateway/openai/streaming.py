@@ -88,6 +88,8 @@ class StreamScanner:
         self.outcome = outcome
 
     async def _redact(self, slot: Slot, text: str) -> str:
+        if not text:  # e.g. the opening role chunk: nothing to hold, no stream to open
+            return text
         stream = self._streams.get(slot)
         if stream is None:
             stream = self._streams[slot] = await self._open_stream()
