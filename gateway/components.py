@@ -6,7 +6,6 @@ import logging
 import os
 import secrets
 from dataclasses import dataclass
-from pathlib import Path
 
 from mithril.gateway.config import GatewaySettings
 from mithril.gateway.decision import Mode, Policy
@@ -16,11 +15,9 @@ from mithril.gateway.events.writer import EventLog
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.openai.upstream import Upstream
 from mithril.gateway.policy.book import PolicyBook, Tenant
-from mithril.runtime.settings import mithril_home
+from mithril.runtime.settings import ADMIN_TOKEN_FILE, mithril_home
 
 _log = logging.getLogger(__name__)
-
-ADMIN_TOKEN_FILE = "admin-token"
 
 
 @dataclass
@@ -80,10 +77,6 @@ def admin_token(settings: GatewaySettings, book: PolicyBook) -> str:
         handle.write(token + "\n")
     _log.info("generated an admin token", extra={"admin_token_file": str(path)})
     return token
-
-
-def admin_token_path() -> Path:
-    return mithril_home() / ADMIN_TOKEN_FILE
 
 
 def build_components(settings: GatewaySettings, detectors: Detectors) -> Components:

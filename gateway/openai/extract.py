@@ -4,7 +4,8 @@ Chat: every message of every role (the application's own system/developer prompt
 when the policy says so), string content or the text parts of a content array, tool and
 function results, and the arguments of tool calls the client claims the assistant made.
 Legacy completions: `prompt` as a string or a list of strings (token-id prompts carry no
-text to scan). The request body itself is forwarded untouched.
+text to scan). Embeddings: `input`, as retrieved content. The request body itself is
+forwarded untouched.
 """
 
 from __future__ import annotations
@@ -120,6 +121,24 @@ def completion_segments(body: dict[str, Any]) -> list[Segment]:
                 raise _invalid("prompt must be a string, an array of strings, or tokens", "prompt")
         return segments
     raise _invalid("prompt must be a string, an array of strings, or tokens", "prompt")
+
+
+def embedding_segments(body: dict[str, Any]) -> list[Segment]:
+    """`input` as a string or a list of strings, as retrieved content; token ids carry no
+    text to scan."""
+    value = body.get("input")
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        raise _invalid("input must be a string, an array of strings, or tokens", "input")
+    segments = []
+    for index, item in enumerate(items):
+        param = "input" if isinstance(value, str) else f"input[{index}]"
+        if isinstance(item, str):
+            if item:
+                segments.append(Segment(Origin.RETRIEVAL, item, param))
+        elif not isinstance(item, int | list):
+            raise _invalid("input must be a string, an array of strings, or tokens", "input")
+    return segments
 
 
 def model_of(body: dict[str, Any]) -> str:

@@ -354,11 +354,16 @@ async def completions(request: Request) -> Response:
 
 
 async def embeddings(request: Request) -> Response:
-    """Passed through: embeddings inputs are data, not instructions to a model."""
+    """Passed through to the upstream unchanged, after the texts are checked with the
+    route's detectors as retrieved content (what gets embedded is what RAG serves later)."""
     caller = authenticate(request, EMBEDDINGS)
     raw = await request.body()
     body = parse_body(raw)
-    check_model(caller, extract.model_of(body))
+    model = extract.model_of(body)
+    check_model(caller, model)
+    segments = extract.embedding_segments(body)
+    check_size(caller, segments)
+    await scan_input(request, caller, EMBEDDINGS, segments, model)
     return await _pass_through(request, caller, "POST", "/embeddings", raw)
 
 

@@ -18,6 +18,7 @@ The upstream's `[DONE]` is swallowed; the relay always ends with its own single 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -238,7 +239,12 @@ async def _scanned(
                 return
             last_chunk = chunk
             yield sse_event(chunk)
-        if scanner.mode != "log":
+        if scanner.mode == "log":
+            if outcome.error is None:
+                # Only for the findings: the text already went out as it was.
+                with contextlib.suppress(ServiceUnavailableError):
+                    await scanner.flush_all()
+        else:
             deltas = await scanner.flush_all()
             if scanner.should_block:
                 outcome.blocked = True

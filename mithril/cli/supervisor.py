@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mithril.cli.components import Component
-from mithril.runtime.settings import mithril_home
+from mithril.runtime.settings import ADMIN_TOKEN_FILE, mithril_home
 
 READY_TIMEOUT_SECONDS = 90.0
 STOP_TIMEOUT_SECONDS = 15.0
@@ -109,6 +109,15 @@ def run_all(components: list[Component], home: Path | None, console: Console) ->
                 where = f"http://127.0.0.1:{component.http_port}  ·  {where}"
             table.add_row(component.name, str(process.pid), where)
         console.print(table)
+        gateway = next((c for c, _ in processes if c.http_port is not None), None)
+        if gateway is not None:
+            token_file = home / ADMIN_TOKEN_FILE
+            where = f"token in {token_file}" if token_file.exists() else "token as configured"
+            console.print(
+                f"dashboard: http://127.0.0.1:{gateway.http_port}/ ({where})  ·  "
+                f"OpenAI base_url: http://127.0.0.1:{gateway.http_port}/v1",
+                highlight=False,
+            )
         console.print("all SERVING; Ctrl-C stops everything", highlight=False)
         while not stop_requested:
             for component, process in processes:

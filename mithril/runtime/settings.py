@@ -8,6 +8,9 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+ADMIN_TOKEN_FILE = "admin-token"
+"""Under MITHRIL_HOME: the gateway's generated admin token, when none is configured."""
+
 
 def mithril_home() -> Path:
     """Where embedded state lives (SQLite files, caches): `MITHRIL_HOME`, default ~/.mithril."""

@@ -367,13 +367,19 @@ async def test_model_allow_list(make_gateway, fake_upstream) -> None:
     assert sorted(m.id for m in listed.data) == ["gpt-4o", "gpt-4o-mini"]
 
 
-async def test_embeddings_pass_through(make_gateway, fake_upstream) -> None:
+async def test_embeddings_pass_through_after_a_scan(make_gateway, fake_upstream) -> None:
     gateway = await make_gateway()
     reply = await client(gateway).embeddings.create(
         model="text-embedding-3-small", input=["a", "b"]
     )
     assert [d.index for d in reply.data] == [0, 1]
     assert fake_upstream.requests[-1].path == "/v1/embeddings"
+    # A credential on its way into a vector store is stopped like any other input.
+    with pytest.raises(openai.PermissionDeniedError) as caught:
+        await client(gateway).embeddings.create(
+            model="text-embedding-3-small", input=["fine", f"aws key {AWS_KEY}"]
+        )
+    assert caught.value.body["param"] == "input[1]"
 
 
 async def test_malformed_request_is_400_envelope(make_gateway) -> None:
