@@ -26,7 +26,7 @@ browser:
 run: venv
 	$(VENV)/bin/mithril up
 
-test: venv browser check-protos lint
+test: venv browser check-protos lint typecheck
 	$(PY) -m pytest -q
 
 test-unit: venv
@@ -43,7 +43,7 @@ lint: venv
 	$(VENV)/bin/ruff format --check .
 
 typecheck: venv
-	$(VENV)/bin/mypy mithril services gateway
+	$(VENV)/bin/mypy mithril services gateway benchmark
 
 protos: venv
 	$(VENV)/bin/buf lint

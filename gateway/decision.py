@@ -32,12 +32,12 @@ class Mode(enum.StrEnum):
         return _PROTO_TO_MODE.get(value)
 
 
-_MODE_TO_PROTO = {
+_MODE_TO_PROTO: dict[Mode, int] = {
     Mode.BLOCK: common_pb2.POLICY_MODE_BLOCK,
     Mode.LOG: common_pb2.POLICY_MODE_LOG,
     Mode.MONITOR: common_pb2.POLICY_MODE_MONITOR,
 }
-_PROTO_TO_MODE = {value: mode for mode, value in _MODE_TO_PROTO.items()}
+_PROTO_TO_MODE: dict[int, Mode] = {value: mode for mode, value in _MODE_TO_PROTO.items()}
 
 
 class Action(enum.StrEnum):

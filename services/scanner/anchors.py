@@ -477,7 +477,8 @@ def anchor_pattern(strings: frozenset[str]) -> str:
     """A case-insensitive RE2 pattern matching any of the anchor strings."""
     alternatives = []
     for text in sorted(strings):
-        pieces, literal = [], []
+        pieces: list[str] = []
+        literal: list[str] = []
         for char in text + BOUNDARY:
             if char in _MARKERS:
                 pieces.append(re2.escape("".join(literal)))

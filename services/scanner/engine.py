@@ -178,15 +178,15 @@ class Engine:
             if plan.anchor is None:
                 key = len(keys) + len(direct)
                 direct.append(source)
-                pattern = _Pattern(index, regex, frozenset({key}), None, order)
+                planned = _Pattern(index, regex, frozenset({key}), None, order)
             else:
                 key = keys[anchors.anchor_pattern(plan.anchor)]
                 old = radius[key]
                 radius[key] = None if old is None or plan.radius is None else max(old, plan.radius)
                 needs = {key, *(keys[anchors.anchor_pattern(g)] for g in plan.guards)}
-                pattern = _Pattern(index, regex, frozenset(needs), key, order)
+                planned = _Pattern(index, regex, frozenset(needs), key, order)
                 overlap = max(overlap, anchors.anchor_length(plan.anchor))
-            by_key.setdefault(key, []).append(pattern)
+            by_key.setdefault(key, []).append(planned)
         sources = list(keys)
         named = dict(triggers or {})
         self._small_set = _StageOne(sources + direct, named, 0)
