@@ -31,7 +31,9 @@ class ScanBody(BaseModel):
     text: Annotated[StrictStr, Field(description="The text to scan.")]
     origin: OriginName = Field("user", description="Who controls the text.")
     direction: Literal["input", "output"] = Field("input", description="Which way it travels.")
-    mode: Literal["block", "log"] | None = Field(None, description="Override the policy mode.")
+    mode: Literal["block", "log", "monitor"] | None = Field(
+        None, description="Override the policy mode."
+    )
 
 
 class RedactBody(BaseModel):
