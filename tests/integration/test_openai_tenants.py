@@ -148,3 +148,64 @@ async def test_canary_secrets_never_reach_logs_spans_or_events(
         rendered = repr(dict(span.attributes or {})) + repr([e.attributes for e in span.events])
         for secret in (prompt_secret, model_secret, upstream_key, ACME_KEY):
             assert secret not in rendered, span.name
+
+
+def _policy(defaults: str) -> str:
+    return "defaults:\n  upstream: {url: '{upstream}', forward_client_key: true}\n" + "".join(
+        f"  {line}\n" for line in defaults.strip().splitlines()
+    )
+
+
+async def test_monitor_mode_never_blocks_input_or_output(make_gateway, fake_upstream) -> None:
+    gateway = await make_gateway(_policy("mode: monitor\noutput: {mode: block}"))
+    fake_upstream.behaviour.content = "key AKIAQ3EGRZLNW7T2X5PB"
+    reply = await client(gateway, "sk-x").chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": ATTACK}]
+    )
+    assert reply.choices[0].message.content == "key AKIAQ3EGRZLNW7T2X5PB"
+    events = await _events(gateway, 2)
+    assert {(e.direction, e.flagged, e.action) for e in events} == {
+        ("input", True, "allow"),
+        ("output", True, "allow"),
+    }
+
+
+async def test_detector_selection_and_input_limit(make_gateway) -> None:
+    gateway = await make_gateway(_policy("detectors: [secrets]\nmax_input_chars: 200"))
+    # Only secrets run: an injection passes, a credential does not.
+    await client(gateway, "sk-x").chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": ATTACK}]
+    )
+    with pytest.raises(openai.PermissionDeniedError):
+        await client(gateway, "sk-x").chat.completions.create(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": "aws AKIAQ3EGRZLNW7T2X5PB"}],
+        )
+    with pytest.raises(openai.APIStatusError) as caught:
+        await client(gateway, "sk-x").chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": "x" * 201}]
+        )
+    assert caught.value.status_code == 413
+
+
+async def test_output_kinds_limit_what_is_redacted(make_gateway, fake_upstream) -> None:
+    gateway = await make_gateway(_policy("output: {mode: redact, kinds: [aws_access_key]}"))
+    fake_upstream.behaviour.content = "mail bob@example.com, key AKIAQ3EGRZLNW7T2X5PB"
+    reply = await client(gateway, "sk-x").chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
+    )
+    assert reply.choices[0].message.content == "mail bob@example.com, key [REDACTED:aws_access_key]"
+
+
+async def test_admin_api_needs_the_admin_token(make_gateway) -> None:
+    import httpx
+
+    gateway = await make_gateway(admin_token="a-long-admin-token-for-tests")
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}") as http:
+        assert (await http.get("/admin/api/stats")).status_code == 401
+        wrong = await http.get("/admin/api/stats", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        ok = await http.get(
+            "/admin/api/stats", headers={"Authorization": "Bearer a-long-admin-token-for-tests"}
+        )
+        assert ok.status_code == 200 and "event_log" in ok.text
