@@ -80,7 +80,10 @@ def median_seconds(call: Callable[[], object], repeat: int, min_run_seconds: flo
 class SizeRow:
     size: str
     baseline_ms: float
+    """A bare RE2 set of the scanner's rule patterns."""
     scanner_ms: float
+    fast_baseline_ms: float
+    """A bare RE2 set of the rule patterns plus the secrets detectors' prefilters."""
     fast_tier_ms: float
 
     @property
@@ -89,7 +92,7 @@ class SizeRow:
 
     @property
     def fast_tier_ratio(self) -> float:
-        return self.fast_tier_ms / self.baseline_ms
+        return self.fast_tier_ms / self.fast_baseline_ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +121,22 @@ def fast_tier(repeat: int = 7, min_run_seconds: float = 0.2) -> list[SizeRow]:
 
     detectors = LocalDetectors()
     scanner, secrets = detectors.scanner, detectors.secrets
+    from mithril.services.secrets.detectors import REGISTRY
+
     patterns = [p for rule in scanner.rules for p in rule.compiled_patterns()]
     baseline = _bare_set(patterns)
+    # The fast tier's own baseline: one set holding the rule patterns and the secrets
+    # detectors' prefilters, i.e. every pattern either library must look for.
+    fast_baseline = _bare_set(patterns + [d.prefilter for d in REGISTRY.values()])
     rows = []
     for label, size in SIZES.items():
         text = benign_text(size)
 
         def bare(text: str = text) -> object:
             return baseline.Match(text)
+
+        def bare_fast(text: str = text) -> object:
+            return fast_baseline.Match(text)
 
         def scan(text: str = text) -> object:
             return scanner.scan(text, Origin.USER)
@@ -134,7 +145,8 @@ def fast_tier(repeat: int = 7, min_run_seconds: float = 0.2) -> list[SizeRow]:
             return scanner.scan(text, Origin.USER), secrets.detect(text)
 
         timings = [
-            median_seconds(call, repeat, min_run_seconds) * 1e3 for call in (bare, scan, both)
+            median_seconds(call, repeat, min_run_seconds) * 1e3
+            for call in (bare, scan, bare_fast, both)
         ]
         rows.append(SizeRow(label, *timings))
     return rows
@@ -157,11 +169,16 @@ async def _round_trip(calls: int) -> list[RoundTripRow]:
     secrets = await create_secrets(SecretsSettings(host="127.0.0.1", port=0))
     await scanner.server.start()
     await secrets.server.start()
+    import tempfile
+
+    state = tempfile.mkdtemp(prefix="mithril-bench-")
     gateway = await create_gateway(
         GatewaySettings(
             http_port=0,
             grpc_port=0,
             grpc_host="127.0.0.1",
+            database_url=f"sqlite:///{state}/events.db",
+            admin_token="benchmark-admin-token-not-used",
             scanner_addr=f"127.0.0.1:{scanner.port}",
             secrets_addr=f"127.0.0.1:{secrets.port}",
         )
@@ -215,13 +232,15 @@ def format_markdown(sizes: list[SizeRow], trips: list[RoundTripRow]) -> str:
     lines = [
         "## Fast tier vs a bare RE2 set (same patterns, same inputs, same run)",
         "",
-        "| input | bare RE2 set ms | scanner ms | ratio | scanner + secrets ms | ratio |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| input | rules set ms | scanner ms | ratio | rules + prefilters set ms"
+        " | scanner + secrets ms | ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for row in sizes:
         lines.append(
             f"| {row.size} | {row.baseline_ms:.4f} | {row.scanner_ms:.4f} | "
-            f"{row.scanner_ratio:.2f}x | {row.fast_tier_ms:.4f} | {row.fast_tier_ratio:.2f}x |"
+            f"{row.scanner_ratio:.2f}x | {row.fast_baseline_ms:.4f} | {row.fast_tier_ms:.4f} | "
+            f"{row.fast_tier_ratio:.2f}x |"
         )
     lines += [
         "",
