@@ -36,7 +36,7 @@ class Components:
     async def close(self) -> None:
         await self.event_log.close()
         await self.upstream.close()
-        await self.firewall.detectors.close()
+        await self.firewall.close()
         self.event_store.close()
 
 

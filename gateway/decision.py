@@ -62,6 +62,8 @@ class Policy:
     mode: Mode
     threshold: float
     detectors: frozenset[str] = DEFAULT_DETECTORS
+    judge_band: tuple[float, float] = (0.25, 0.75)
+    """Attack scores in [low, high) are ambiguous: the judge is asked, if listed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,9 @@ from opentelemetry import trace
 
 from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
+from mithril.gateway.cascade import LearnedTiers, escalate
 from mithril.gateway.decision import Action, Decision, Mode, Policy, decide
-from mithril.gateway.detectors import Detectors, Redaction, ServiceUnavailableError
+from mithril.gateway.detectors import Analysis, Detectors, Redaction, ServiceUnavailableError
 from mithril.runtime import attributes, telemetry
 from mithril.runtime.telemetry import text_fingerprint, tracer
 
@@ -39,9 +40,13 @@ class ConversationDecision:
 
 
 class Firewall:
-    def __init__(self, detectors: Detectors, policy: Policy) -> None:
+    def __init__(
+        self, detectors: Detectors, policy: Policy, tiers: LearnedTiers | None = None
+    ) -> None:
         self.detectors = detectors
         self.policy = policy
+        self.tiers = tiers
+        """The learned tiers and the judge, when this deployment has them (`cascade.py`)."""
 
     def _policy(self, mode: Mode | None, policy: Policy | None) -> Policy:
         base = policy or self.policy
@@ -87,7 +92,7 @@ class Firewall:
             if len(messages) == 1:
                 span.set_attribute(attributes.TEXT_SHA256, text_fingerprint(messages[0].content))
             analyses = await asyncio.gather(
-                *(self.detectors.analyse(m.content, m.origin, policy.detectors) for m in messages)
+                *(self._analyse(m.content, m.origin, policy) for m in messages)
             )
             unavailable = tuple(sorted({name for a in analyses for name in a.unavailable}))
             for service in unavailable:
@@ -119,6 +124,15 @@ class Firewall:
                 )
         metrics.SCAN_DURATION.observe(latency_ms / 1000)
         return ConversationDecision(decision, tuple(a.findings for a in analyses))
+
+    async def _analyse(self, text: str, origin: Origin, policy: Policy) -> Analysis:
+        fast = await self.detectors.analyse(text, origin, policy.detectors)
+        return await escalate(text, origin, fast, policy, self.tiers)
+
+    async def close(self) -> None:
+        await self.detectors.close()
+        if self.tiers is not None:
+            await self.tiers.close()
 
     async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
         with telemetry.span(_tracer, "mithril.firewall.redact") as span:

@@ -51,3 +51,9 @@ HTTP_DURATION = Histogram(
     ["route", "method"],
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
 )
+TIER_DURATION = Histogram(
+    "mithril_tier_duration_seconds",
+    "Time spent in each tier after the fast one (learned, judge), per text.",
+    ["tier"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
+)

@@ -232,7 +232,18 @@ class PolicyLayer(_Strict):
     max_input_chars: int = Field(1_048_576, gt=0)
     """Longest input accepted (all scanned text of one request), in characters; 413 beyond."""
     scan_system_prompt: bool = False
-    """Scan the application's own system prompt too (it is trusted by default)."""
+    """Scan the application's own system prompt too (trusted by default)."""
+    judge_band: tuple[float, float] = (0.25, 0.75)
+    """The ambiguous band: the judge (when listed in `detectors`) is asked only about texts
+    whose attack score after the learned tiers falls in [low, high)."""
+
+    @field_validator("judge_band")
+    @classmethod
+    def _band(cls, value: tuple[float, float]) -> tuple[float, float]:
+        low, high = value
+        if not 0 <= low < high <= 1:
+            raise ValueError("must be [low, high] with 0 <= low < high <= 1")
+        return value
 
 
 class RoutePolicy(PolicyLayer):
@@ -249,7 +260,7 @@ class RoutePolicy(PolicyLayer):
 
     def decision_policy(self) -> Policy:
         """The input decision's policy: mode, threshold and the detectors to run."""
-        return Policy(Mode(self.mode), self.threshold, self.runnable_detectors)
+        return Policy(Mode(self.mode), self.threshold, self.runnable_detectors, self.judge_band)
 
     @property
     def output_mode(self) -> Literal["block", "redact", "log"]:

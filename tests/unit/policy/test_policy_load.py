@@ -68,7 +68,7 @@ ROUTE_LIST = (
     " /v1/scan, /v1/redact"
 )
 LAYER_OPTIONS = (
-    "options are detectors, max_input_chars, mode, models, output, scan_system_prompt,"
+    "options are detectors, judge_band, max_input_chars, mode, models, output, scan_system_prompt,"
     " threshold, upstream"
 )
 DETECTOR_LIST = "detectors are scanner, secrets, embedding, classifier, judge"
