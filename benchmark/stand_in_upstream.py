@@ -36,6 +36,13 @@ class Behaviour:
     chunk_delay_seconds: float = 0.0
     """Pause between streamed chunks, as a model generating tokens would."""
     models: list[str] = field(default_factory=lambda: ["gpt-4o-mini", "gpt-4o", "o3-mini"])
+    status_sequence: list[int] = field(default_factory=list)
+    """Statuses of the next responses, one taken per request; `status` once it is empty."""
+    content_sequence: list[str] = field(default_factory=list)
+    """Contents of the next non-streamed chat replies, one taken per reply; `content` once
+    it is empty (e.g. a JSON verdict for the judge, then another)."""
+    reject_response_format: bool = False
+    """Answer 400 to chat requests that carry `response_format`, as some servers do."""
 
 
 @dataclass
@@ -81,11 +88,16 @@ class FakeUpstream:
         self.requests.append(Seen(request.path, dict(request.headers), raw))
         if self.behaviour.delay_seconds:
             await asyncio.sleep(self.behaviour.delay_seconds)
-        if self.behaviour.status != 200:
+        status = (
+            self.behaviour.status_sequence.pop(0)
+            if self.behaviour.status_sequence
+            else self.behaviour.status
+        )
+        if status != 200:
             body = self.behaviour.error_body or {
                 "error": {"message": "stand-in error", "type": "server_error", "code": None}
             }
-            return {}, web.json_response(body, status=self.behaviour.status)
+            return {}, web.json_response(body, status=status)
         return orjson.loads(raw or b"{}"), None
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
@@ -93,9 +105,25 @@ class FakeUpstream:
         if error is not None:
             return error
         model = body.get("model", "gpt-4o-mini")
+        if self.behaviour.reject_response_format and "response_format" in body:
+            return web.json_response(
+                {
+                    "error": {
+                        "message": "Unrecognized request argument supplied: response_format",
+                        "type": "invalid_request_error",
+                        "code": None,
+                    }
+                },
+                status=400,
+            )
         if body.get("stream"):
             return await self._stream_chat(request, model)
-        message: dict[str, Any] = {"role": "assistant", "content": self.behaviour.content}
+        content = (
+            self.behaviour.content_sequence.pop(0)
+            if self.behaviour.content_sequence
+            else self.behaviour.content
+        )
+        message: dict[str, Any] = {"role": "assistant", "content": content}
         if self.behaviour.tool_arguments is not None:
             message["tool_calls"] = [
                 {

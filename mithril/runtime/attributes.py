@@ -22,5 +22,9 @@ UNAVAILABLE_SERVICES = "mithril.unavailable_services"
 VIEWS = "mithril.views"
 BATCH_SIZE = "mithril.batch_size"
 REDACTED_KINDS = "mithril.redacted_kinds"
+JUDGE_VERDICT = "mithril.judge.verdict"
+JUDGE_CACHED = "mithril.judge.cached"
+JUDGE_MODEL = "mithril.judge.model"
+JUDGE_ATTEMPTS = "mithril.judge.attempts"
 
 ALL = frozenset(value for name, value in dict(globals()).items() if name.isupper())
