@@ -16,6 +16,7 @@ import grpc
 import httpx
 import pytest
 
+from mithril.cli.components import COMPONENTS
 from mithril.common.v1 import common_pb2
 from mithril.firewall.v1 import firewall_service_pb2 as fw_pb
 from mithril.firewall.v1 import firewall_service_pb2_grpc as fw_grpc
@@ -49,10 +50,10 @@ class Running:
 @pytest.fixture(scope="module")
 def mithril_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     ports = {
-        "MITHRIL_SCANNER_PORT": free_port(),
-        "MITHRIL_SECRETS_PORT": free_port(),
-        "MITHRIL_GATEWAY_GRPC_PORT": free_port(),
-        "MITHRIL_GATEWAY_HTTP_PORT": free_port(),
+        env_name: free_port()
+        for component in COMPONENTS.values()
+        for env_name in (component.grpc_port_env, component.http_port_env)
+        if env_name is not None
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith("MITHRIL_")}
     env.update({k: str(v) for k, v in ports.items()})
