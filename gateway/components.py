@@ -7,6 +7,7 @@ import os
 import secrets
 from dataclasses import dataclass
 
+from mithril.gateway.cascade import LearnedTiers
 from mithril.gateway.config import GatewaySettings
 from mithril.gateway.decision import Mode, Policy
 from mithril.gateway.detectors import Detectors
@@ -47,6 +48,7 @@ def load_policy_book(settings: GatewaySettings) -> PolicyBook:
     return PolicyBook.open_default(
         mode=settings.mode,
         threshold=settings.threshold,
+        detectors=settings.detectors,
         upstream={"url": settings.upstream_url},
         max_input_chars=settings.max_text_chars,
     )
@@ -58,7 +60,7 @@ def service_policy(book: PolicyBook, settings: GatewaySettings) -> Policy:
     try:
         return book.resolve(Tenant("default"), "/v1/scan").decision_policy()
     except KeyError:
-        return Policy(Mode(settings.mode), settings.threshold)
+        return Policy(Mode(settings.mode), settings.threshold, frozenset(settings.detectors))
 
 
 def admin_token(settings: GatewaySettings, book: PolicyBook) -> str:
@@ -79,12 +81,14 @@ def admin_token(settings: GatewaySettings, book: PolicyBook) -> str:
     return token
 
 
-def build_components(settings: GatewaySettings, detectors: Detectors) -> Components:
+def build_components(
+    settings: GatewaySettings, detectors: Detectors, tiers: LearnedTiers | None = None
+) -> Components:
     book = load_policy_book(settings)
     store = EventStore(settings.database_url or default_database_url())
     return Components(
         settings=settings,
-        firewall=Firewall(detectors, service_policy(book, settings)),
+        firewall=Firewall(detectors, service_policy(book, settings), tiers),
         policy_book=book,
         upstream=Upstream(),
         event_store=store,

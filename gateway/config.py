@@ -27,6 +27,13 @@ class GatewaySettings(BaseSettings):
         " dns:///scanner:50051 (load-balanced round robin over every address).",
     )
     secrets_addr: str = Field("127.0.0.1:50052", description="Secrets service address.")
+    embedding_addr: str = Field(
+        "127.0.0.1:50053", description="Embedding service address (similarity, classifier)."
+    )
+    judge_addr: str = Field("127.0.0.1:50054", description="Judge service address.")
+    judge_timeout_seconds: float = Field(
+        5.0, gt=0, description="Deadline for one judge call; past it the judge is skipped."
+    )
     fast_tier: Literal["remote", "local"] = Field(
         "remote",
         description="remote: the scanner and secrets services are called over gRPC;"
@@ -52,6 +59,11 @@ class GatewaySettings(BaseSettings):
     )
     threshold: float = Field(
         0.5, ge=0, le=1, description="Embedded default policy: score that flags content."
+    )
+    detectors: list[str] = Field(
+        default_factory=lambda: ["scanner", "secrets", "embedding", "classifier", "judge"],
+        description="Embedded default policy: detectors run on input, as a JSON list. The"
+        " judge is only asked on the ambiguous band and skipped when no LLM is configured.",
     )
     upstream_url: str = Field(
         "https://api.openai.com/v1",

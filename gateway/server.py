@@ -14,11 +14,13 @@ import uvicorn
 
 from mithril.firewall.v1 import firewall_service_pb2_grpc as pb_grpc
 from mithril.gateway.app import create_app
+from mithril.gateway.cascade import LearnedTiers
 from mithril.gateway.components import Components, build_components
 from mithril.gateway.config import GatewaySettings
 from mithril.gateway.detectors import Detectors, LocalDetectors, RemoteDetectors
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.firewall_servicer import SERVICE_NAME, FirewallServicer
+from mithril.gateway.tiers import remote_tiers
 from mithril.runtime.logs import setup_logging
 from mithril.runtime.server import ServiceServer, build_server
 from mithril.runtime.settings import ServiceSettings
@@ -76,10 +78,15 @@ class Gateway:
 
 
 async def create_gateway(
-    settings: GatewaySettings | None = None, detectors: Detectors | None = None
+    settings: GatewaySettings | None = None,
+    detectors: Detectors | None = None,
+    tiers: LearnedTiers | None = None,
 ) -> Gateway:
-    """A gateway over `detectors` (default: the services at the configured addresses)."""
+    """A gateway over `detectors` and `tiers` (default: the services at the configured
+    addresses)."""
     settings = settings or GatewaySettings()
+    if tiers is None:
+        tiers = remote_tiers(settings)
     if detectors is None:
         detectors = (
             LocalDetectors()
@@ -91,7 +98,7 @@ async def create_gateway(
                 settings.service_timeout_seconds,
             )
         )
-    components = build_components(settings, detectors)
+    components = build_components(settings, detectors, tiers)
     servicer = FirewallServicer(components.firewall)
     grpc_settings = ServiceSettings(
         host=settings.grpc_host,
