@@ -90,3 +90,15 @@ def gateway(results: Path, requests: int, runs: int, console: Console) -> None:
     (results / "gateway.json").write_text(json.dumps(payload, indent=2))
     console.print(markdown, markup=False)
     console.print(f"(written to {results}/gateway.md)")
+
+
+def embedding(datasets: Path | None, results: Path, threads: int, console: Console) -> None:
+    from mithril.benchmark import embedding as bench
+
+    report = bench.run(datasets or default_datasets_dir(), threads=threads)
+    markdown = bench.format_markdown(report)
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "embedding.md").write_text(markdown)
+    (results / "embedding.json").write_text(json.dumps(report.to_dict(), indent=2))
+    console.print(markdown, markup=False)
+    console.print(f"(written to {results}/embedding.md)")

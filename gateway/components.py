@@ -48,7 +48,6 @@ def load_policy_book(settings: GatewaySettings) -> PolicyBook:
     return PolicyBook.open_default(
         mode=settings.mode,
         threshold=settings.threshold,
-        detectors=settings.detectors,
         upstream={"url": settings.upstream_url},
         max_input_chars=settings.max_text_chars,
     )
@@ -60,7 +59,7 @@ def service_policy(book: PolicyBook, settings: GatewaySettings) -> Policy:
     try:
         return book.resolve(Tenant("default"), "/v1/scan").decision_policy()
     except KeyError:
-        return Policy(Mode(settings.mode), settings.threshold, frozenset(settings.detectors))
+        return Policy(Mode(settings.mode), settings.threshold)
 
 
 def admin_token(settings: GatewaySettings, book: PolicyBook) -> str:

@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+LearnedTier = Literal["embedding", "classifier", "judge"]
+ALL_LEARNED_TIERS: tuple[LearnedTier, ...] = ("embedding", "classifier", "judge")
 HTTP_PORT = 8080
 GRPC_PORT = 50050
 
@@ -31,6 +33,12 @@ class GatewaySettings(BaseSettings):
         "127.0.0.1:50053", description="Embedding service address (similarity, classifier)."
     )
     judge_addr: str = Field("127.0.0.1:50054", description="Judge service address.")
+    learned_tiers: list[LearnedTier] = Field(
+        default_factory=lambda: list(ALL_LEARNED_TIERS),
+        description="The tiers after the fast one this deployment runs, as a JSON list (their"
+        " services must be up: a listed tier that is down fails closed in block mode, except"
+        " the judge, which is skipped). [] runs the fast tier only, whatever policies list.",
+    )
     judge_timeout_seconds: float = Field(
         5.0, gt=0, description="Deadline for one judge call; past it the judge is skipped."
     )
@@ -59,11 +67,6 @@ class GatewaySettings(BaseSettings):
     )
     threshold: float = Field(
         0.5, ge=0, le=1, description="Embedded default policy: score that flags content."
-    )
-    detectors: list[str] = Field(
-        default_factory=lambda: ["scanner", "secrets", "embedding", "classifier", "judge"],
-        description="Embedded default policy: detectors run on input, as a JSON list. The"
-        " judge is only asked on the ambiguous band and skipped when no LLM is configured.",
     )
     upstream_url: str = Field(
         "https://api.openai.com/v1",

@@ -27,8 +27,10 @@ from mithril.services.secrets.redact import apply_redactions
 
 SCANNER = "scanner"
 SECRETS = "secrets"
-AVAILABLE = frozenset({SCANNER, SECRETS})
-"""Detectors this build can run; policies may name later ones (embedding, judge, ...)."""
+FAST = frozenset({SCANNER, SECRETS})
+"""The fast tier: what `Detectors.analyse` runs."""
+AVAILABLE = FAST | {"embedding", "classifier", "judge"}
+"""Every detector this build can run (the later tiers in `cascade.py`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +58,7 @@ class RedactStream(Protocol):
 
 class Detectors(Protocol):
     async def analyse(
-        self, text: str, origin: Origin, detectors: Collection[str] = AVAILABLE
+        self, text: str, origin: Origin, detectors: Collection[str] = FAST
     ) -> Analysis: ...
 
     async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction: ...
@@ -112,7 +114,7 @@ class LocalDetectors:
         self.secrets = SecretsDetector.default()
 
     async def analyse(
-        self, text: str, origin: Origin, detectors: Collection[str] = AVAILABLE
+        self, text: str, origin: Origin, detectors: Collection[str] = FAST
     ) -> Analysis:
         findings: list[Finding] = []
         if SCANNER in detectors:
@@ -265,7 +267,7 @@ class RemoteDetectors:
         return [_findings(reply.findings) for reply in batch.responses]
 
     async def analyse(
-        self, text: str, origin: Origin, detectors: Collection[str] = AVAILABLE
+        self, text: str, origin: Origin, detectors: Collection[str] = FAST
     ) -> Analysis:
         calls = []
         if SCANNER in detectors:

@@ -9,13 +9,17 @@ never failed closed: it is a second opinion on the ambiguous band.
 from __future__ import annotations
 
 import logging
+import struct
 from collections.abc import Collection, Sequence
+from typing import Protocol
 
 import grpc
 
 from mithril.domain import Finding, Origin, Severity
+from mithril.embedding.v1 import embedding_service_pb2, embedding_service_pb2_grpc
+from mithril.gateway.batching import MicroBatcher
 from mithril.gateway.config import GatewaySettings
-from mithril.gateway.detectors import Analysis, ServiceUnavailableError, open_channel
+from mithril.gateway.detectors import Analysis, ServiceUnavailableError, canonical, open_channel
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 
 _log = logging.getLogger(__name__)
@@ -38,6 +42,138 @@ def judge_finding(verdict: str, score: float, model: str) -> Finding:
         confidence=round(min(max(score, 0.0), 1.0), 6),
         message=f"the judge ({model or 'LLM'}) considers it {verdict}",
     )
+
+
+LEARNED_CATEGORY = "learned"
+"""Similarity and classifier findings share one category: one opinion, not two."""
+MIN_REPORTED = 0.1
+"""Learned scores below this are not reported as findings (they would not move a score)."""
+
+
+def _severity(score: float) -> Severity:
+    return Severity.HIGH if score >= 0.8 else Severity.MEDIUM if score >= 0.5 else Severity.LOW
+
+
+def similarity_finding(score: float, max_similarity: float, nearest: str) -> Finding:
+    return Finding(
+        rule_id="embedding.similarity",
+        detector="embedding",
+        category=LEARNED_CATEGORY,
+        severity=_severity(score),
+        confidence=round(score, 6),
+        message=f"close to known attacks ({nearest or 'attack'}; cosine {max_similarity:.2f})",
+    )
+
+
+def classifier_finding(probability: float) -> Finding:
+    return Finding(
+        rule_id="embedding.classifier",
+        detector="classifier",
+        category=LEARNED_CATEGORY,
+        severity=_severity(probability),
+        confidence=round(probability, 6),
+        message=f"the attack classifier gives {probability:.2f}",
+    )
+
+
+def learned_findings(
+    which: Collection[str],
+    similarity: float,
+    max_similarity: float,
+    nearest: str,
+    probability: float,
+) -> tuple[Finding, ...]:
+    found = []
+    if "embedding" in which and similarity >= MIN_REPORTED:
+        found.append(similarity_finding(similarity, max_similarity, nearest))
+    if "classifier" in which and probability >= MIN_REPORTED:
+        found.append(classifier_finding(probability))
+    # Scores as they survive a protobuf float: in-process and remote decisions agree.
+    return tuple(canonical(f) for f in found)
+
+
+def _as_float32(value: float) -> float:
+    return float(struct.unpack("f", struct.pack("f", value))[0])
+
+
+class LocalLearned:
+    """The embedding tiers library in this process (the CLI's full cascade)."""
+
+    def __init__(self) -> None:
+        from mithril.services.embedding.config import EmbeddingSettings
+        from mithril.services.embedding.tiers import EmbeddingTiers
+
+        self._tiers = EmbeddingTiers.load(EmbeddingSettings())
+
+    async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
+        (score,) = await self._tiers.score([text])
+        nearest = score.neighbors[0].entry.category if score.neighbors else ""
+        return Analysis(
+            learned_findings(
+                which,
+                _as_float32(score.similarity),
+                _as_float32(score.max_similarity),
+                nearest,
+                _as_float32(score.probability),
+            )
+        )
+
+    async def close(self) -> None:
+        return None
+
+
+class RemoteLearned:
+    """EmbeddingService over gRPC: ScoreSimilarity and Classify, batched under load."""
+
+    def __init__(self, target: str, token: str, timeout: float) -> None:
+        self._channel = open_channel(target)
+        self._stub = embedding_service_pb2_grpc.EmbeddingServiceStub(self._channel)
+        self._metadata: Sequence[tuple[str, str]] = (
+            (("authorization", f"Bearer {token}"),) if token else ()
+        )
+        self._timeout = timeout
+        self._similarity: MicroBatcher[str, embedding_service_pb2.SimilarityScore] = MicroBatcher(
+            self._similarity_batch, max_items=32
+        )
+        self._classify: MicroBatcher[str, float] = MicroBatcher(self._classify_batch, max_items=32)
+
+    async def _similarity_batch(
+        self, texts: list[str]
+    ) -> list[embedding_service_pb2.SimilarityScore]:
+        reply = await self._stub.ScoreSimilarity(
+            embedding_service_pb2.ScoreSimilarityRequest(texts=texts, top_k=1),
+            timeout=self._timeout,
+            metadata=self._metadata,
+        )
+        return list(reply.scores)
+
+    async def _classify_batch(self, texts: list[str]) -> list[float]:
+        reply = await self._stub.Classify(
+            embedding_service_pb2.ClassifyRequest(texts=texts),
+            timeout=self._timeout,
+            metadata=self._metadata,
+        )
+        return list(reply.probabilities)
+
+    async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
+        similarity, probability, max_similarity, nearest = 0.0, 0.0, 0.0, ""
+        try:
+            if "embedding" in which:
+                scored = await self._similarity.submit(text)
+                similarity = scored.score
+                if scored.neighbors:
+                    max_similarity = scored.neighbors[0].similarity
+                    nearest = scored.neighbors[0].category
+            if "classifier" in which:
+                probability = await self._classify.submit(text)
+        except grpc.aio.AioRpcError as error:
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                raise ServiceUnavailableError("embedding", error.code().name) from error
+            raise
+        return Analysis(learned_findings(which, similarity, max_similarity, nearest, probability))
+
+    async def close(self) -> None:
+        await self._channel.close()
 
 
 class RemoteJudge:
@@ -94,15 +230,32 @@ class LocalJudge:
         await self._judge.aclose()
 
 
+class LearnedBackend(Protocol):
+    async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis: ...
+
+    async def close(self) -> None: ...
+
+
+class JudgeBackend(Protocol):
+    async def judge(self, text: str, origin: Origin) -> Finding | None: ...
+
+    async def close(self) -> None: ...
+
+
 class Tiers:
     """`cascade.LearnedTiers` from a learned-tier backend and a judge, either optional."""
 
-    def __init__(self, learned: object | None, judge: RemoteJudge | LocalJudge | None) -> None:
+    def __init__(
+        self,
+        learned: LearnedBackend | None,
+        judge: JudgeBackend | None,
+        enabled: frozenset[str] = frozenset({"embedding", "classifier", "judge"}),
+    ) -> None:
         self._learned = learned
         self._judge = judge
         names = set()
         if learned is not None:
-            names |= {"embedding", "classifier"}
+            names |= {"embedding", "classifier"} & enabled
         if judge is not None:
             names.add(JUDGE)
         self.names = frozenset(names)
@@ -111,7 +264,7 @@ class Tiers:
         if self._learned is None:
             return Analysis(())
         try:
-            return await self._learned.learned(text, origin, which)  # type: ignore[attr-defined,no-any-return]
+            return await self._learned.learned(text, origin, which)
         except ServiceUnavailableError as error:
             return Analysis((), (error.service,))
 
@@ -119,12 +272,33 @@ class Tiers:
         return None if self._judge is None else await self._judge.judge(text, origin)
 
     async def close(self) -> None:
-        for part in (self._learned, self._judge):
-            if part is not None:
-                await part.close()  # type: ignore[attr-defined]
+        if self._learned is not None:
+            await self._learned.close()
+        if self._judge is not None:
+            await self._judge.close()
 
 
 def remote_tiers(settings: GatewaySettings) -> Tiers:
-    """The learned tiers and the judge of a gateway: their services, at their addresses."""
-    judge = RemoteJudge(settings.judge_addr, settings.service_token, settings.judge_timeout_seconds)
-    return Tiers(None, judge)
+    """The learned tiers and the judge this deployment runs: their services, at their
+    addresses (`learned_tiers` says which)."""
+    enabled = set(settings.learned_tiers)
+    learned = (
+        RemoteLearned(
+            settings.embedding_addr, settings.service_token, settings.service_timeout_seconds
+        )
+        if enabled & {"embedding", "classifier"}
+        else None
+    )
+    judge = (
+        RemoteJudge(settings.judge_addr, settings.service_token, settings.judge_timeout_seconds)
+        if "judge" in enabled
+        else None
+    )
+    return Tiers(learned, judge, frozenset(enabled))
+
+
+def local_tiers() -> Tiers:
+    """Every tier in this process: the embedding library, and the judge library when an
+    LLM is configured (MITHRIL_JUDGE_BASE_URL)."""
+    judge = LocalJudge()
+    return Tiers(LocalLearned(), judge if judge.available else None)

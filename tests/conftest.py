@@ -27,6 +27,9 @@ def free_port() -> int:
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     """No test reads or writes the developer's ~/.mithril (event log, admin token)."""
     os.environ["MITHRIL_HOME"] = str(tmp_path_factory.mktemp("mithril-home"))
+    # The embedding service's corpus index is a pure cache (keyed by corpus and model):
+    # shared across runs so only the first run pays the minute it takes to build.
+    os.environ.setdefault("MITHRIL_EMBEDDING_CACHE_DIR", str(REPO / ".cache" / "embedding"))
 
 
 @pytest.fixture

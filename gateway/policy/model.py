@@ -51,7 +51,7 @@ TENANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def detector_available(name: str) -> bool:
-    """Whether this build can run detector `name` (later issues add the learned ones)."""
+    """Whether this build can run detector `name`."""
     return name in AVAILABLE
 
 
@@ -223,8 +223,13 @@ class PolicyLayer(_Strict):
     detectors: Annotated[tuple[DetectorName, ...], AfterValidator(_no_duplicates)] = (
         "scanner",
         "secrets",
+        "embedding",
+        "classifier",
+        "judge",
     )
-    """Detectors run on the input, by name."""
+    """Detectors run on the input, by name: the fast tier (scanner, secrets), then the
+    learned tiers (embedding, classifier) below the threshold, then the judge on the
+    ambiguous band. A deployment runs only the tiers it has (GATEWAY_LEARNED_TIERS)."""
     output: OutputPolicy = OutputPolicy()
     upstream: UpstreamPolicy = UpstreamPolicy()
     models: tuple[ModelPattern, ...] = ()

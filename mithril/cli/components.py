@@ -35,6 +35,7 @@ class Component:
 SERVICES = (
     Component("scanner", "mithril.services.scanner", "MITHRIL_SCANNER_PORT", 50051),
     Component("secrets", "mithril.services.secrets", "MITHRIL_SECRETS_PORT", 50052),
+    Component("embedding", "mithril.services.embedding", "MITHRIL_EMBEDDING_PORT", 50053),
     Component("judge", "mithril.services.judge", "MITHRIL_JUDGE_PORT", 50054),
 )
 GATEWAY = Component(

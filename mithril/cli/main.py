@@ -271,6 +271,22 @@ def bench_latency(
     latency(results, repeat, out)
 
 
+@bench_app.command("embedding")
+def bench_embedding(
+    datasets: Annotated[
+        Path | None, typer.Option(help="Datasets folder; default ../shared/datasets.")
+    ] = None,
+    results: Annotated[Path, typer.Option(help="Where to write results.")] = Path(
+        "benchmark/results"
+    ),
+    threads: Annotated[int, typer.Option(help="Threads for both engines; 0 = all cores.")] = 0,
+) -> None:
+    """Embedding encoder vs sentence-transformers: batch-1 p50, throughput, fidelity."""
+    from mithril.benchmark.cli import embedding
+
+    embedding(datasets, results, threads, out)
+
+
 @bench_app.command("gateway")
 def bench_gateway(
     results: Annotated[Path, typer.Option(help="Where to write results.")] = Path(

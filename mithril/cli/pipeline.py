@@ -7,10 +7,12 @@ from typing import Any, Protocol
 import httpx
 
 from mithril.domain import Origin
+from mithril.gateway.components import load_policy_book, service_policy
 from mithril.gateway.config import GatewaySettings
-from mithril.gateway.decision import Mode, Policy, finding_to_dict
+from mithril.gateway.decision import finding_to_dict
 from mithril.gateway.detectors import LocalDetectors
 from mithril.gateway.firewall import Firewall
+from mithril.gateway.tiers import local_tiers
 
 
 class CliError(Exception):
@@ -30,7 +32,12 @@ class LocalPipeline:
 
     def __init__(self) -> None:
         settings = GatewaySettings()
-        self.firewall = Firewall(LocalDetectors(), Policy(Mode(settings.mode), settings.threshold))
+        policy = service_policy(load_policy_book(settings), settings)
+        wanted = set(settings.learned_tiers) & policy.detectors
+        # The full cascade, in-process: the learned tiers load the model (and, the first
+        # time, embed the attack corpus); the judge joins when an LLM is configured.
+        tiers = local_tiers() if wanted else None
+        self.firewall = Firewall(LocalDetectors(), policy, tiers)
         self.max_text_chars = settings.max_text_chars
 
     def _check(self, text: str) -> None:

@@ -23,7 +23,8 @@ from rich.table import Table
 from mithril.cli.components import Component
 from mithril.runtime.settings import ADMIN_TOKEN_FILE, mithril_home
 
-READY_TIMEOUT_SECONDS = 90.0
+READY_TIMEOUT_SECONDS = 300.0
+"""The embedding service's first start embeds its attack corpus (about a minute)."""
 STOP_TIMEOUT_SECONDS = 15.0
 
 

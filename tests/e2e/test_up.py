@@ -55,7 +55,11 @@ def mithril_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         for env_name in (component.grpc_port_env, component.http_port_env)
         if env_name is not None
     }
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MITHRIL_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("MITHRIL_") or k == "MITHRIL_EMBEDDING_CACHE_DIR"
+    }
     env.update({k: str(v) for k, v in ports.items()})
     home = tmp_path_factory.mktemp("home")
     process = subprocess.Popen(

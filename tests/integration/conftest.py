@@ -68,6 +68,8 @@ def gateway_settings(services: Services, **overrides: object) -> GatewaySettings
         "scanner_addr": services.scanner_addr,
         "secrets_addr": services.secrets_addr,
         "grace_seconds": 0,
+        # The fast tier only: tests of the learned tiers start their services themselves.
+        "learned_tiers": [],
     }
     values.update(overrides)
     return GatewaySettings(**values)  # type: ignore[arg-type]

