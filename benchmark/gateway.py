@@ -190,6 +190,8 @@ class Stack:
             "MITHRIL_HOME": self.home,
             "MITHRIL_GATEWAY_UPSTREAM_URL": upstream_url,
             "MITHRIL_GATEWAY_LOG_LEVEL": "WARNING",
+            # The comparison is the gateway with the fast tier.
+            "MITHRIL_GATEWAY_LEARNED_TIERS": "[]",
         }
         for service in SERVICES:
             port = _free_port()

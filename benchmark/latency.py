@@ -178,6 +178,7 @@ async def _round_trip(calls: int) -> list[RoundTripRow]:
             grpc_port=0,
             grpc_host="127.0.0.1",
             database_url=f"sqlite:///{state}/events.db",
+            learned_tiers=[],  # the fast tier's round trip
             admin_token="benchmark-admin-token-not-used",
             scanner_addr=f"127.0.0.1:{scanner.port}",
             secrets_addr=f"127.0.0.1:{secrets.port}",
@@ -191,15 +192,17 @@ async def _round_trip(calls: int) -> list[RoundTripRow]:
             httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}") as client,
         ):
             stub = pb_grpc.FirewallServiceStub(channel)
-            from mithril.cli.pipeline import LocalPipeline
+            from mithril.gateway.decision import Mode, Policy
+            from mithril.gateway.detectors import LocalDetectors
+            from mithril.gateway.firewall import Firewall
 
-            local = LocalPipeline()
+            local = Firewall(LocalDetectors(), Policy(Mode.BLOCK, 0.5))
             for label in ("200 B", "4 KB", "100 KB"):
                 text = benign_text(SIZES[label])
                 grpc_times, http_times, local_times = [], [], []
                 for _ in range(calls):
                     started = time.perf_counter()
-                    await local.firewall.scan(text)
+                    await local.scan(text)
                     local_times.append(time.perf_counter() - started)
                     started = time.perf_counter()
                     await stub.Scan(pb.ScanRequest(text=text))
