@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -329,42 +329,61 @@ def _stream(request: Request, route: str, caller: Caller, model: str, response: 
     )
 
 
-async def chat_completions(request: Request) -> Response:
-    caller = authenticate(request, CHAT)
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """A request that passed authentication, validation and the input scan."""
+
+    caller: Caller
+    raw: bytes
+    body: dict[str, Any]
+    model: str
+
+
+async def admit(
+    request: Request,
+    route: str,
+    segments_of: Callable[[dict[str, Any], Caller], list[extract.Segment]],
+) -> Admitted:
+    """Authenticate, parse, check the model and the size, scan: the same for every route
+    that forwards a body; raises the error the client should see."""
+    caller = authenticate(request, route)
     raw = await request.body()
     body = parse_body(raw)
     model = extract.model_of(body)
     check_model(caller, model)
-    segments = extract.chat_segments(body, caller.policy.scan_system_prompt)
+    segments = segments_of(body, caller)
     check_size(caller, segments)
-    await scan_input(request, caller, CHAT, segments, model)
-    return await proxy_completion(request, CHAT, raw, body, caller, model)
+    await scan_input(request, caller, route, segments, model)
+    return Admitted(caller, raw, body, model)
+
+
+async def chat_completions(request: Request) -> Response:
+    admitted = await admit(
+        request,
+        CHAT,
+        lambda body, caller: extract.chat_segments(body, caller.policy.scan_system_prompt),
+    )
+    return await proxy_completion(
+        request, CHAT, admitted.raw, admitted.body, admitted.caller, admitted.model
+    )
 
 
 async def completions(request: Request) -> Response:
-    caller = authenticate(request, COMPLETIONS)
-    raw = await request.body()
-    body = parse_body(raw)
-    model = extract.model_of(body)
-    check_model(caller, model)
-    segments = extract.completion_segments(body)
-    check_size(caller, segments)
-    await scan_input(request, caller, COMPLETIONS, segments, model)
-    return await proxy_completion(request, COMPLETIONS, raw, body, caller, model)
+    admitted = await admit(
+        request, COMPLETIONS, lambda body, _caller: extract.completion_segments(body)
+    )
+    return await proxy_completion(
+        request, COMPLETIONS, admitted.raw, admitted.body, admitted.caller, admitted.model
+    )
 
 
 async def embeddings(request: Request) -> Response:
     """Passed through to the upstream unchanged, after the texts are checked with the
     route's detectors as retrieved content (what gets embedded is what RAG serves later)."""
-    caller = authenticate(request, EMBEDDINGS)
-    raw = await request.body()
-    body = parse_body(raw)
-    model = extract.model_of(body)
-    check_model(caller, model)
-    segments = extract.embedding_segments(body)
-    check_size(caller, segments)
-    await scan_input(request, caller, EMBEDDINGS, segments, model)
-    return await _pass_through(request, caller, "POST", "/embeddings", raw)
+    admitted = await admit(
+        request, EMBEDDINGS, lambda body, _caller: extract.embedding_segments(body)
+    )
+    return await _pass_through(request, admitted.caller, "POST", "/embeddings", admitted.raw)
 
 
 async def models(request: Request) -> Response:
