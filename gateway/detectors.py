@@ -141,6 +141,11 @@ _UNAVAILABLE_CODES = frozenset(
 )
 
 
+def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
+    """The call metadata carrying the shared service token, if one is configured."""
+    return (("authorization", f"Bearer {token}"),) if token else ()
+
+
 def open_channel(target: str) -> grpc.aio.Channel:
     """An insecure channel with tracing and round-robin over every resolved address."""
     return grpc.aio.insecure_channel(
@@ -225,9 +230,7 @@ class RemoteDetectors:
         self._channels = [open_channel(scanner_addr), open_channel(secrets_addr)]
         self.scanner = scanner_service_pb2_grpc.ScannerServiceStub(self._channels[0])
         self.secrets = secrets_service_pb2_grpc.SecretsServiceStub(self._channels[1])
-        self._metadata: Sequence[tuple[str, str]] = (
-            (("authorization", f"Bearer {token}"),) if token else ()
-        )
+        self._metadata: Sequence[tuple[str, str]] = bearer_metadata(token)
         self.timeout = timeout
         self._scans: MicroBatcher[scanner_service_pb2.ScanRequest, Sequence[Finding]] = (
             MicroBatcher(self._scan_batch, max_weight=max_batch_chars, weight=_text_length)

@@ -19,7 +19,13 @@ from mithril.domain import Finding, Origin, Severity
 from mithril.embedding.v1 import embedding_service_pb2, embedding_service_pb2_grpc
 from mithril.gateway.batching import MicroBatcher
 from mithril.gateway.config import GatewaySettings
-from mithril.gateway.detectors import Analysis, ServiceUnavailableError, canonical, open_channel
+from mithril.gateway.detectors import (
+    Analysis,
+    ServiceUnavailableError,
+    bearer_metadata,
+    canonical,
+    open_channel,
+)
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 
 _log = logging.getLogger(__name__)
@@ -128,9 +134,7 @@ class RemoteLearned:
     def __init__(self, target: str, token: str, timeout: float) -> None:
         self._channel = open_channel(target)
         self._stub = embedding_service_pb2_grpc.EmbeddingServiceStub(self._channel)
-        self._metadata: Sequence[tuple[str, str]] = (
-            (("authorization", f"Bearer {token}"),) if token else ()
-        )
+        self._metadata: Sequence[tuple[str, str]] = bearer_metadata(token)
         self._timeout = timeout
         self._similarity: MicroBatcher[str, embedding_service_pb2.SimilarityScore] = MicroBatcher(
             self._similarity_batch, max_items=32
@@ -182,9 +186,7 @@ class RemoteJudge:
     def __init__(self, target: str, token: str, timeout: float) -> None:
         self._channel = open_channel(target)
         self._stub = judge_service_pb2_grpc.JudgeServiceStub(self._channel)
-        self._metadata: Sequence[tuple[str, str]] = (
-            (("authorization", f"Bearer {token}"),) if token else ()
-        )
+        self._metadata: Sequence[tuple[str, str]] = bearer_metadata(token)
         self._timeout = timeout
 
     async def judge(self, text: str, origin: Origin) -> Finding | None:

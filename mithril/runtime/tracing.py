@@ -45,6 +45,19 @@ def _record_status(span: trace.Span, code: grpc.StatusCode | None) -> None:
         span.set_status(Status(StatusCode.ERROR, code.name))
 
 
+def _server_span(method: str, details: grpc.HandlerCallDetails) -> Any:
+    """The SERVER span of one call, child of the caller's trace context if it sent one."""
+    return telemetry.span(
+        _tracer,
+        method,
+        _remote_parent(details.invocation_metadata),
+        kind=SpanKind.SERVER,
+        attributes=_rpc_attributes(method),
+        record_exception=False,
+        set_status_on_exception=False,
+    )
+
+
 class ServerTracingInterceptor(grpc.aio.ServerInterceptor):
     """A SERVER span per call (health checks excluded), child of the caller's context."""
 
@@ -58,16 +71,7 @@ class ServerTracingInterceptor(grpc.aio.ServerInterceptor):
         inner = handler.unary_unary
 
         async def unary_unary(request, context):  # type: ignore[no-untyped-def]
-            parent = _remote_parent(handler_call_details.invocation_metadata)
-            with telemetry.span(
-                _tracer,
-                method,
-                parent,
-                kind=SpanKind.SERVER,
-                attributes=_rpc_attributes(method),
-                record_exception=False,
-                set_status_on_exception=False,
-            ) as span:
+            with _server_span(method, handler_call_details) as span:
                 try:
                     return await inner(request, context)
                 finally:
@@ -86,22 +90,10 @@ def _wrap_streaming(
     }[(handler.request_streaming, handler.response_streaming)]
     inner: Callable[..., Any] = getattr(handler, attribute)
 
-    def start() -> Any:
-        parent = _remote_parent(details.invocation_metadata)
-        return telemetry.span(
-            _tracer,
-            method,
-            parent,
-            kind=SpanKind.SERVER,
-            attributes=_rpc_attributes(method),
-            record_exception=False,
-            set_status_on_exception=False,
-        )
-
     if handler.response_streaming:
 
         async def generator(request, context):  # type: ignore[no-untyped-def]
-            with start() as span:
+            with _server_span(method, details) as span:
                 try:
                     async for response in inner(request, context):
                         yield response
@@ -111,7 +103,7 @@ def _wrap_streaming(
         return handler._replace(**{attribute: generator})
 
     async def coroutine(request, context):  # type: ignore[no-untyped-def]
-        with start() as span:
+        with _server_span(method, details) as span:
             try:
                 return await inner(request, context)
             finally:
