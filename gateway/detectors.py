@@ -19,8 +19,9 @@ import grpc
 from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
 from mithril.gateway.batching import MicroBatcher
+from mithril.runtime import channels
+from mithril.runtime.channels import bearer_metadata
 from mithril.runtime.convert import finding_from_proto
-from mithril.runtime.tracing import ClientTracingInterceptor
 from mithril.scanner.v1 import scanner_service_pb2, scanner_service_pb2_grpc
 from mithril.secrets.v1 import secrets_service_pb2, secrets_service_pb2_grpc
 from mithril.services.secrets.redact import apply_redactions
@@ -141,28 +142,9 @@ _UNAVAILABLE_CODES = frozenset(
 )
 
 
-def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:
-    """The call metadata carrying the shared service token, if one is configured."""
-    return (("authorization", f"Bearer {token}"),) if token else ()
-
-
 def open_channel(target: str) -> grpc.aio.Channel:
-    """An insecure channel with tracing and round-robin over every resolved address."""
-    return grpc.aio.insecure_channel(
-        target,
-        options=[
-            ("grpc.lb_policy_name", "round_robin"),
-            ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-            ("grpc.max_send_message_length", 64 * 1024 * 1024),
-            ("grpc.enable_retries", 1),
-            # A restarted service is found again within a second, not after grpc's default
-            # exponential backoff (up to two minutes), during which every call fails fast.
-            ("grpc.initial_reconnect_backoff_ms", 100),
-            ("grpc.min_reconnect_backoff_ms", 100),
-            ("grpc.max_reconnect_backoff_ms", 1000),
-        ],
-        interceptors=[ClientTracingInterceptor(observe=_observe_call)],
-    )
+    """A service channel whose call durations feed the gateway's metrics."""
+    return channels.open_channel(target, observe=_observe_call)
 
 
 def _observe_call(service: str, method: str, seconds: float) -> None:

@@ -22,11 +22,11 @@ from mithril.gateway.config import GatewaySettings
 from mithril.gateway.detectors import (
     Analysis,
     ServiceUnavailableError,
-    bearer_metadata,
     canonical,
     open_channel,
 )
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
+from mithril.runtime.channels import bearer_metadata
 
 _log = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from mithril.gateway.decision import finding_to_dict
+from mithril.runtime.db import utc
 
 if TYPE_CHECKING:
     from mithril.domain import Finding
@@ -35,13 +36,6 @@ FINDING_KEYS = (
     "kind",
 )
 """The keys of `finding_to_dict`: the only ones a stored finding keeps."""
-
-
-def utc(value: datetime) -> datetime:
-    """`value` in UTC; a naive datetime is taken to be UTC already."""
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
 
 
 def redacted_excerpt(text: str, findings: Iterable[Finding], limit: int = EXCERPT_MAX_CHARS) -> str:

@@ -11,12 +11,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Dialect, Engine, make_url
+from sqlalchemy.engine import Engine
 
 from mithril.gateway.events.record import (
     EXCERPT_MAX_CHARS,
@@ -25,6 +24,8 @@ from mithril.gateway.events.record import (
     EventRecord,
     utc,
 )
+from mithril.runtime import db
+from mithril.runtime.db import UTCDateTime
 from mithril.runtime.settings import mithril_home
 
 _log = logging.getLogger(__name__)
@@ -40,23 +41,6 @@ _PG_LOCK_KEY = 0x6D697468  # an advisory lock that serialises table creation acr
 def default_database_url() -> str:
     """A SQLite file under MITHRIL_HOME."""
     return f"sqlite:///{mithril_home() / DATABASE_FILE}"
-
-
-class UTCDateTime(sa.TypeDecorator[datetime]):
-    """Aware UTC datetimes in and out: timestamptz on PostgreSQL, naive-UTC text on SQLite
-    (its ISO text sorts and compares correctly as long as every value is UTC)."""
-
-    impl = sa.DateTime(timezone=True)
-    cache_ok = True
-
-    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        value = utc(value)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
-
-    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        return None if value is None else utc(value)
 
 
 _metadata = sa.MetaData()
@@ -92,14 +76,6 @@ events = sa.Table(
 )
 
 
-def normalise_url(url: str) -> str:
-    """postgres:// and postgresql:// mean psycopg 3, the driver Mithril ships with."""
-    for prefix in ("postgres://", "postgresql://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
-
-
 def _detector_key(detectors: Sequence[str]) -> str:
     """ ",scanner,secrets,": a detector filter is then one LIKE '%,name,%'."""
     return "," + ",".join(detectors) + "," if detectors else ""
@@ -113,30 +89,9 @@ class EventStore:
     """Thread-safe: the writer thread and the admin API share one instance."""
 
     def __init__(self, url: str) -> None:
-        url = normalise_url(url)
-        parsed = make_url(url)
-        self.backend = parsed.get_backend_name()
-        kwargs: dict[str, Any] = {"pool_pre_ping": True}
-        if self.backend == "sqlite":
-            database = parsed.database or ""
-            if database and database != ":memory:" and not database.startswith("file:"):
-                Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-        elif self.backend != "postgresql":
-            raise ValueError(f"unsupported event store URL {parsed.render_as_string()!r}")
-        self.engine: Engine = sa.create_engine(url, **kwargs)
-        if self.backend == "sqlite":
-            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
-        self._create_tables()
-
-    # -- schema -----------------------------------------------------------------------
-
-    def _create_tables(self) -> None:
-        with self.engine.begin() as connection:
-            if self.backend == "postgresql":
-                # Two gateways starting together must not both try CREATE TABLE.
-                connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_LOCK_KEY)))
-            _metadata.create_all(connection, checkfirst=True)
+        self.engine: Engine = db.create_engine(url, purpose="event store")
+        self.backend = self.engine.dialect.name
+        db.create_tables(self.engine, _metadata, _PG_LOCK_KEY)
 
     # -- writes -----------------------------------------------------------------------
 
@@ -273,16 +228,6 @@ class EventStore:
         if until is not None:
             conditions.append(events.c.time < utc(until))
         return conditions
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    try:
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=30000")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-    finally:
-        cursor.close()
 
 
 def redact_excerpt(text: str) -> str:

@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from mithril.gateway.events import EXCERPT_MAX_CHARS, EventStore, default_database_url
-from mithril.gateway.events.store import normalise_url
+from mithril.runtime.db import normalise_url
 
 AWS_KEY = "AKIAQ3EGRZLNW7T2X5PB"
 PRIVATE_KEY = (
