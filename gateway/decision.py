@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from mithril.common.v1 import common_pb2
 from mithril.domain import Finding, combine_confidences
-from mithril.runtime.convert import findings_to_proto
+from mithril.runtime.convert import finding_to_dict, findings_to_proto
 
 
 class Mode(enum.StrEnum):
@@ -107,21 +107,6 @@ class Decision:
             unavailable_services=self.unavailable_services,
             latency_ms=self.latency_ms,
         )
-
-
-def finding_to_dict(finding: Finding) -> dict[str, object]:
-    return {
-        "rule_id": finding.rule_id,
-        "detector": finding.detector,
-        "category": finding.category,
-        "severity": finding.severity.name.lower(),
-        "confidence": round(finding.confidence, 6),
-        "message": finding.message,
-        "start": finding.start,
-        "end": finding.end,
-        "view": finding.view,
-        "kind": finding.kind,
-    }
 
 
 def score_findings(findings: Iterable[Finding]) -> float:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from mithril.gateway.decision import finding_to_dict
+from mithril.runtime.convert import finding_to_dict
 from mithril.runtime.db import utc
 
 if TYPE_CHECKING:

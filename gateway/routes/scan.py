@@ -10,12 +10,13 @@ from starlette.responses import Response
 
 from mithril.domain import Origin
 from mithril.gateway.body import OrjsonRoute
-from mithril.gateway.decision import Mode, finding_to_dict
+from mithril.gateway.decision import Mode
 from mithril.gateway.errors import ApiError
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.openai.routes import authenticate
 from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
+from mithril.runtime.convert import finding_to_dict
 
 router = APIRouter(route_class=OrjsonRoute)
 

@@ -9,10 +9,10 @@ import httpx
 from mithril.domain import Origin
 from mithril.gateway.components import load_policy_book, service_policy
 from mithril.gateway.config import GatewaySettings
-from mithril.gateway.decision import finding_to_dict
 from mithril.gateway.detectors import LocalDetectors
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.tiers import local_tiers
+from mithril.runtime.convert import finding_to_dict
 
 
 class CliError(Exception):

@@ -26,5 +26,7 @@ JUDGE_VERDICT = "mithril.judge.verdict"
 JUDGE_CACHED = "mithril.judge.cached"
 JUDGE_MODEL = "mithril.judge.model"
 JUDGE_ATTEMPTS = "mithril.judge.attempts"
+MEMORY_STATUS = "mithril.memory.status"
+MEMORY_SOURCE_REPUTATION = "mithril.memory.reputation"
 
 ALL = frozenset(value for name, value in dict(globals()).items() if name.isupper())

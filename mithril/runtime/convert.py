@@ -48,3 +48,35 @@ def finding_from_proto(message: common_pb2.Finding) -> Finding:
 def origin_from_proto(value: int) -> Origin:
     """Unset means user input, as the proto documents."""
     return Origin(value) if value in Origin._value2member_map_ else Origin.USER
+
+
+def finding_to_dict(finding: Finding) -> dict[str, object]:
+    return {
+        "rule_id": finding.rule_id,
+        "detector": finding.detector,
+        "category": finding.category,
+        "severity": finding.severity.name.lower(),
+        "confidence": round(finding.confidence, 6),
+        "message": finding.message,
+        "start": finding.start,
+        "end": finding.end,
+        "view": finding.view,
+        "kind": finding.kind,
+    }
+
+
+def finding_from_dict(data: dict[str, object]) -> Finding:
+    """The inverse of finding_to_dict (for findings kept as JSON)."""
+    start, end = data.get("start"), data.get("end")
+    return Finding(
+        rule_id=str(data["rule_id"]),
+        detector=str(data["detector"]),
+        category=str(data["category"]),
+        severity=Severity[str(data["severity"]).upper()],
+        confidence=float(data["confidence"]),  # type: ignore[arg-type]
+        message=str(data.get("message", "")),
+        start=None if start is None else int(start),  # type: ignore[call-overload]
+        end=None if end is None else int(end),  # type: ignore[call-overload]
+        view=str(data.get("view", "raw")),
+        kind=str(data.get("kind", "")),
+    )

@@ -68,6 +68,22 @@ def failed_precondition(reason: str, message: str) -> grpc.Status:
     return _status(code_pb2.FAILED_PRECONDITION, message, [info])
 
 
+def not_found(resource_type: str, resource_name: str) -> grpc.Status:
+    """NOT_FOUND with a ResourceInfo naming what was looked for."""
+    info = error_details_pb2.ResourceInfo(
+        resource_type=resource_type,
+        resource_name=resource_name,
+        description=f"no {resource_type} {resource_name!r}",
+    )
+    return _status(code_pb2.NOT_FOUND, f"no {resource_type} {resource_name!r}", [info])
+
+
+def aborted(reason: str, message: str) -> grpc.Status:
+    """ABORTED: a concurrency conflict (someone else got there first)."""
+    info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN)
+    return _status(code_pb2.ABORTED, message, [info])
+
+
 def internal(message: str = "internal error; see the server log") -> grpc.Status:
     return _status(code_pb2.INTERNAL, message, [])
 
