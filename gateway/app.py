@@ -11,7 +11,7 @@ from mithril.gateway.components import Components
 from mithril.gateway.errors import install_error_handlers
 from mithril.gateway.http_telemetry import HttpTelemetry
 from mithril.gateway.openai import routes as openai_routes
-from mithril.gateway.routes import admin, scan
+from mithril.gateway.routes import admin, memory, scan
 
 
 def create_app(components: Components) -> FastAPI:
@@ -26,9 +26,11 @@ def create_app(components: Components) -> FastAPI:
     app.state.event_store = components.event_store
     app.state.event_log = components.event_log
     app.state.admin_token = components.admin_token
+    app.state.memory = components.memory
     install_error_handlers(app)
     app.router.routes.extend(openai_routes.ROUTES)
     app.include_router(scan.router)
+    app.include_router(memory.router)
     app.include_router(admin.router)
 
     @app.get("/healthz", include_in_schema=False)

@@ -14,6 +14,7 @@ from mithril.gateway.detectors import Detectors
 from mithril.gateway.events.store import EventStore, default_database_url
 from mithril.gateway.events.writer import EventLog
 from mithril.gateway.firewall import Firewall
+from mithril.gateway.memory_api import MemoryServices
 from mithril.gateway.openai.upstream import Upstream
 from mithril.gateway.policy.book import PolicyBook, Tenant
 from mithril.runtime.settings import ADMIN_TOKEN_FILE, mithril_home
@@ -30,11 +31,15 @@ class Components:
     event_store: EventStore
     event_log: EventLog
     admin_token: str
+    memory: MemoryServices | None = None
+    """The memory gate and reputation service behind /v1/memory (None: not served)."""
 
     async def start(self) -> None:
         await self.event_log.start()
 
     async def close(self) -> None:
+        if self.memory is not None:
+            await self.memory.close()
         await self.event_log.close()
         await self.upstream.close()
         await self.firewall.close()
@@ -98,4 +103,5 @@ def build_components(
             flush_interval=settings.event_flush_seconds,
         ),
         admin_token=admin_token(settings, book),
+        memory=MemoryServices.from_settings(settings),
     )

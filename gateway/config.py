@@ -33,6 +33,23 @@ class GatewaySettings(BaseSettings):
         "127.0.0.1:50053", description="Embedding service address (similarity, classifier)."
     )
     judge_addr: str = Field("127.0.0.1:50054", description="Judge service address.")
+    memory_gate_addr: str = Field(
+        "127.0.0.1:50056",
+        description="Memory gate service address (/v1/memory/remember, recall, quarantine,"
+        " audit, improve).",
+    )
+    reputation_addr: str = Field(
+        "127.0.0.1:50055", description="Reputation service address (/v1/memory/reputation)."
+    )
+    memory_timeout_seconds: float = Field(
+        60.0,
+        gt=0,
+        description="Deadline for one memory gate call (a claim is checked against verified"
+        " memory, maybe by an LLM, then written to it).",
+    )
+    memory_improve_timeout_seconds: float = Field(
+        600.0, gt=0, description="Deadline for the memory store's improvement pass."
+    )
     learned_tiers: list[LearnedTier] = Field(
         default_factory=lambda: list(ALL_LEARNED_TIERS),
         description="The tiers after the fast one this deployment runs, as a JSON list (their"

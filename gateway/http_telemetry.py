@@ -31,6 +31,13 @@ _ROUTES = frozenset(
         "/admin/logout",
         "/admin/api/events",
         "/admin/api/stats",
+        "/v1/memory/remember",
+        "/v1/memory/recall",
+        "/v1/memory/quarantine",
+        "/v1/memory/audit",
+        "/v1/memory/reputation",
+        "/v1/memory/reputation/reset",
+        "/v1/memory/improve",
     }
 )
 _UNTRACED = frozenset({"/healthz", "/metrics"})
@@ -43,6 +50,10 @@ def route_label(path: str) -> str:
         return path
     if path.startswith("/admin/api/events/"):
         return "/admin/api/events/{id}"
+    if path.startswith("/v1/memory/quarantine/"):
+        return "/v1/memory/quarantine/{id}"
+    if path.startswith("/v1/memory/reputation/"):
+        return "/v1/memory/reputation/{source}"
     if path.startswith("/dashboard/static/"):
         return "/dashboard/static"
     if path.startswith("/metrics"):

@@ -28,7 +28,11 @@ class Component:
     @property
     def gateway_addr_env(self) -> str:
         """The gateway setting that points at this service."""
-        return f"MITHRIL_GATEWAY_{self.name.upper().replace('-', '_')}_ADDR"
+        return self.addr_env("GATEWAY")
+
+    def addr_env(self, consumer: str) -> str:
+        """The setting of `consumer` ("GATEWAY", "MEMORY_GATE") that points at this service."""
+        return f"MITHRIL_{consumer}_{self.name.upper().replace('-', '_')}_ADDR"
 
 
 # Services first, the gateway last: it needs them to answer.
@@ -37,7 +41,12 @@ SERVICES = (
     Component("secrets", "mithril.services.secrets", "MITHRIL_SECRETS_PORT", 50052),
     Component("embedding", "mithril.services.embedding", "MITHRIL_EMBEDDING_PORT", 50053),
     Component("judge", "mithril.services.judge", "MITHRIL_JUDGE_PORT", 50054),
+    Component("reputation", "mithril.services.reputation", "MITHRIL_REPUTATION_PORT", 50055),
+    # After the services it calls: it reports SERVING only once it can decide.
+    Component("memory-gate", "mithril.services.memorygate", "MITHRIL_MEMORY_GATE_PORT", 50056),
 )
+CONSUMERS = ("GATEWAY", "MEMORY_GATE")
+"""Components that call services: each is told where every service listens."""
 GATEWAY = Component(
     "gateway",
     "mithril.gateway",

@@ -16,6 +16,9 @@ from rich.table import Table
 
 import mithril
 from mithril.cli.components import COMPONENTS
+from mithril.cli.ingest import ingest_command
+from mithril.cli.memory import memory_app
+from mithril.cli.memory_client import DEFAULT_REMOTE, TOKEN_ENV, resolve_token
 from mithril.cli.pipeline import CliError, Pipeline, open_pipeline
 from mithril.cli.policy import policy_app
 
@@ -25,6 +28,8 @@ app = typer.Typer(
 bench_app = typer.Typer(help="Benchmarks; results go to benchmark/results/.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 app.add_typer(policy_app, name="policy")
+app.add_typer(memory_app, name="memory")
+app.command("ingest")(ingest_command)
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False)
@@ -243,6 +248,26 @@ def serve(
     runpy.run_module(component.module, run_name="__main__", alter_sys=True)
 
 
+@app.command()
+def mcp(
+    remote: Annotated[
+        str, typer.Option("--remote", metavar="URL", help="The gateway's base URL.")
+    ] = DEFAULT_REMOTE,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            help=f"Admin token; default ${TOKEN_ENV}, else MITHRIL_HOME/admin-token.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Serve shared memory to agents as an MCP server over stdio (remember, recall, review)."""
+    from mithril.cli.mcp_server import serve
+
+    serve(remote, resolve_token(token))
+
+
 @bench_app.command("detection")
 def bench_detection(
     datasets: Annotated[
@@ -301,5 +326,22 @@ def bench_gateway(
     gateway(results, requests, runs, out)
 
 
+@bench_app.command("memory")
+def bench_memory(
+    results: Annotated[Path, typer.Option(help="Where to write memory.md and .json.")] = Path(
+        "benchmark/results"
+    ),
+) -> None:
+    """The memory gate against a labelled poisoning set, without an LLM and with an LLM
+    stand-in for Cognee: catch and false-hold rates, secrets on disk, timings."""
+    from mithril.benchmark.memory import bench
+
+    bench(results, out)
+
+
 def run() -> None:
     app()
+
+
+if __name__ == "__main__":
+    run()

@@ -20,7 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rich.console import Console
 from rich.table import Table
 
-from mithril.cli.components import Component
+from mithril.cli.components import CONSUMERS, Component
 from mithril.runtime.settings import ADMIN_TOKEN_FILE, mithril_home
 
 READY_TIMEOUT_SECONDS = 300.0
@@ -51,8 +51,9 @@ def _environment(components: list[Component], home: Path) -> dict[str, str]:
     env["MITHRIL_HOME"] = str(home)
     env.setdefault("PYTHONUNBUFFERED", "1")
     for component in components:
-        if component.http_port is None:  # a service the gateway calls
-            env.setdefault(component.gateway_addr_env, f"127.0.0.1:{component.grpc_port}")
+        if component.http_port is None:  # a service the gateway (and memory gate) call
+            for consumer in CONSUMERS:
+                env.setdefault(component.addr_env(consumer), f"127.0.0.1:{component.grpc_port}")
     return env
 
 

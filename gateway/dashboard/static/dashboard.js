@@ -1,4 +1,5 @@
-// Mithril dashboard: live totals, filtered recent events, an event's findings.
+// Mithril dashboard: live totals, filtered recent events, an event's findings; the tabs
+// (Events, Memory: see memory.js, which listens for the "mithril:view" event).
 // Vanilla JS, no dependencies. Every value from the API is rendered with textContent,
 // never as HTML.
 "use strict";
@@ -7,12 +8,14 @@
   const POLL_MS = 4000;
   const PAGE = 100;
   const FILTERS = ["action", "severity", "detector", "tenant", "since"];
+  const VIEWS = ["events", "memory"];
 
   const byId = (id) => document.getElementById(id);
   let nextBefore = null;
   let paged = false;
   let selected = null;
   let generation = 0; // drops answers to requests made before the filters last changed
+  let view = "events";
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -68,6 +71,7 @@
 
   function saveFilters() {
     const params = filterParams();
+    if (view !== "events") params.set("view", view);
     const hash = params.toString();
     history.replaceState(null, "", hash ? "#" + hash : window.location.pathname);
   }
@@ -77,6 +81,24 @@
     for (const name of FILTERS) {
       if (params.has(name)) byId("f-" + name).value = params.get(name);
     }
+    if (VIEWS.includes(params.get("view"))) view = params.get("view");
+  }
+
+  // -- tabs --------------------------------------------------------------------------
+
+  function showView(name, remember) {
+    view = VIEWS.includes(name) ? name : "events";
+    for (const tab of document.querySelectorAll(".tabs .tab")) {
+      const active = tab.dataset.view === view;
+      tab.classList.toggle("active", active);
+      tab.setAttribute("aria-selected", active ? "true" : "false");
+    }
+    for (const other of VIEWS) {
+      const panel = byId("view-" + other);
+      if (panel) panel.hidden = other !== view;
+    }
+    if (remember) saveFilters();
+    document.dispatchEvent(new CustomEvent("mithril:view", { detail: { view } }));
   }
 
   function fmtTime(iso) {
@@ -296,12 +318,20 @@
       }
     });
     byId("detail-close").addEventListener("click", closeDetail);
+    for (const tab of document.querySelectorAll(".tabs .tab")) {
+      tab.addEventListener("click", () => {
+        const wasEvents = view === "events";
+        showView(tab.dataset.view, true);
+        if (view === "events" && !wasEvents) refresh(byId("live").checked && !paged);
+      });
+    }
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape") closeDetail();
     });
+    showView(view, false);
     refresh(true);
     setInterval(() => {
-      if (document.hidden) return;
+      if (document.hidden || view !== "events") return;
       // Live: totals always; the table too unless the reader paged back into history.
       refresh(byId("live").checked && !paged);
     }, POLL_MS);

@@ -1,0 +1,1 @@
+"""The memory gate: what agents may write into shared memory."""
