@@ -156,7 +156,7 @@ class MemoryGate:
         contexts = await self.consistency.contexts(guarded.text)
         memory, danger = await asyncio.gather(
             self.consistency.check(guarded.text, contexts),
-            _required("scanner", self.danger.scan(guarded.text)),
+            _required("scanner", self.danger.scan(guarded.text, raw=claim)),
         )
         moment = self.clock()
         signals = Signals(

@@ -45,14 +45,17 @@ class ContentDanger:
         self._timeout = timeout
         self._judge = judge
 
-    async def scan(self, claim: str, *, ask_judge: bool = True) -> DangerCheck:
+    async def scan(self, claim: str, *, raw: str = "", ask_judge: bool = True) -> DangerCheck:
+        """`claim` is the redacted claim, the only one that leaves this process; the
+        gate's own rules, which run here, also read `raw` (a redacted IBAN still means
+        "the payment details changed")."""
         response = await self._stub.Scan(
             pb.ScanRequest(text=claim, origin=common_pb2.CONTENT_ORIGIN_RETRIEVAL),
             metadata=self._metadata,
             timeout=self._timeout,
         )
         findings = tuple(finding_from_proto(f) for f in response.findings)
-        rules = score_danger(claim, internal_domains=self._internal_domains)
+        rules = score_danger(raw or claim, internal_domains=self._internal_domains)
         opinion = await self._judge.danger(claim) if ask_judge else None
         scores = [float(response.score), rules.score]
         if opinion is not None:

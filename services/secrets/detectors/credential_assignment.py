@@ -22,10 +22,13 @@ _KEYWORDS = (
 _KEY = rf"(?i:{_KEY_CHAR}*(?:{_KEYWORDS}){_KEY_CHAR}*)"
 _SEP = r"[\"']?[ \t]*(?::=|=>|=|:)[ \t]*(?:!![A-Za-z0-9/:.]*[ \t]+)?"  # YAML tag: !!binary
 _UNQUOTED = r"[^\s\"'`,;<>]"
+# An unquoted value never ends with sentence punctuation: "the key is k=AbC9xYz." keeps
+# its full stop and still redacts the value.
+_UNQUOTED_VALUE = _UNQUOTED + r"*[^\s\"'`,;<>.!?]"
 PATTERN = (
     # URL query parameters end at "&"; this alternative starts earlier, so it wins there.
     r"[?&]" + _KEY + r"=([^&\s#\"'<>]+)"
-    r"|" + _KEY + _SEP + r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|(" + _UNQUOTED + r"+))"
+    r"|" + _KEY + _SEP + r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|(" + _UNQUOTED_VALUE + r"))"
 )
 MAX_KEY = 64
 MAX_VALUE = 256

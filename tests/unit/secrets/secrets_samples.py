@@ -115,6 +115,12 @@ CREDENTIALS: tuple[Sample, ...] = (
         "c1Sx9Lq0Wm3Rt",
     ),
     Sample(
+        "assign-ends-sentence",
+        "credential_assignment",
+        "The job runs with aws_secret_access_key=xtn1DjaiZ9sHB7QziKzxgErUFUc3IdJE/3536+U9.",
+        "xtn1DjaiZ9sHB7QziKzxgErUFUc3IdJE/3536+U9",
+    ),
+    Sample(
         "assign-aws-secret",
         "credential_assignment",
         "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8Lm2Np4R",

@@ -75,6 +75,8 @@ def test_redaction_replaces_exactly_the_secret(sample: Sample) -> None:
         "-----BEGIN OPENSSH PRIVATE KEY----------END OPENSSH PRIVATE KEY-----",
         # Prose about secrets.
         "The password must be at least 12 characters long.",
+        "Where is the password? Ask about the token: see the wiki.",
+        "For the api_key, config.api_key.",
         "Rotate the token: nobody should reuse it.",
         "Set max_tokens = 4096 and token_count: 12345 for the run.",
         "secret_length = X25519.secret_length",
