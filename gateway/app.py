@@ -27,6 +27,7 @@ def create_app(components: Components) -> FastAPI:
     app.state.event_log = components.event_log
     app.state.admin_token = components.admin_token
     app.state.memory = components.memory
+    app.state.local_embeddings = components.local_embeddings
     install_error_handlers(app)
     app.router.routes.extend(openai_routes.ROUTES)
     app.include_router(scan.router)

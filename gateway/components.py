@@ -14,6 +14,7 @@ from mithril.gateway.detectors import Detectors
 from mithril.gateway.events.store import EventStore, default_database_url
 from mithril.gateway.events.writer import EventLog
 from mithril.gateway.firewall import Firewall
+from mithril.gateway.local_embeddings import LocalEmbeddings
 from mithril.gateway.memory_api import MemoryServices
 from mithril.gateway.openai.upstream import Upstream
 from mithril.gateway.policy.book import PolicyBook, Tenant
@@ -33,6 +34,8 @@ class Components:
     admin_token: str
     memory: MemoryServices | None = None
     """The memory gate and reputation service behind /v1/memory (None: not served)."""
+    local_embeddings: LocalEmbeddings | None = None
+    """The embedding service behind /v1/embeddings for local model names (None: none)."""
 
     async def start(self) -> None:
         await self.event_log.start()
@@ -40,6 +43,8 @@ class Components:
     async def close(self) -> None:
         if self.memory is not None:
             await self.memory.close()
+        if self.local_embeddings is not None:
+            await self.local_embeddings.close()
         await self.event_log.close()
         await self.upstream.close()
         await self.firewall.close()
@@ -104,4 +109,14 @@ def build_components(
         ),
         admin_token=admin_token(settings, book),
         memory=MemoryServices.from_settings(settings),
+        local_embeddings=(
+            LocalEmbeddings(
+                settings.local_embedding_models,
+                settings.embedding_addr,
+                settings.service_token,
+                settings.service_timeout_seconds,
+            )
+            if settings.local_embedding_models
+            else None
+        ),
     )

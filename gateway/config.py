@@ -33,6 +33,11 @@ class GatewaySettings(BaseSettings):
         "127.0.0.1:50053", description="Embedding service address (similarity, classifier)."
     )
     judge_addr: str = Field("127.0.0.1:50054", description="Judge service address.")
+    local_embedding_models: list[str] = Field(
+        ["all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"],
+        description="Model names /v1/embeddings answers from the embedding service instead of"
+        " the upstream; [] passes every embeddings request through.",
+    )
     memory_gate_addr: str = Field(
         "127.0.0.1:50056",
         description="Memory gate service address (/v1/memory/remember, recall, quarantine,"

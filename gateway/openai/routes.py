@@ -378,11 +378,16 @@ async def completions(request: Request) -> Response:
 
 
 async def embeddings(request: Request) -> Response:
-    """Passed through to the upstream unchanged, after the texts are checked with the
-    route's detectors as retrieved content (what gets embedded is what RAG serves later)."""
+    """Checked with the route's detectors as retrieved content (what gets embedded is what
+    RAG serves later), then answered by the embedding service for a local model name, else
+    passed through to the upstream unchanged."""
     admitted = await admit(
         request, EMBEDDINGS, lambda body, _caller: extract.embedding_segments(body)
     )
+    local = request.app.state.local_embeddings
+    if local is not None and local.serves(admitted.model):
+        assert admitted.model is not None
+        return json_response(await local.create(admitted.body, admitted.model))
     return await _pass_through(request, admitted.caller, "POST", "/embeddings", admitted.raw)
 
 

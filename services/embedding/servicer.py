@@ -43,6 +43,7 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             embeddings=[pb.Embedding(values=row.tolist()) for row in vectors],
             model=self.tiers.encoder.model_name,
             dimensions=self.tiers.encoder.dimensions,
+            prompt_tokens=self.tiers.encoder.count_tokens(texts),
         )
 
     async def ScoreSimilarity(

@@ -95,6 +95,7 @@ async def test_embed_returns_unit_vectors_in_order(embedding: Running) -> None:
     texts = [BENIGN, ATTACK, "a third, different text"]
     reply = await embedding.stub.Embed(pb.EmbedRequest(texts=texts))
     assert reply.dimensions == 384 and reply.model.endswith("all-MiniLM-L6-v2")
+    assert reply.prompt_tokens == embedding.tiers.encoder.count_tokens(texts)
     vectors = np.array([list(e.values) for e in reply.embeddings])
     assert vectors.shape == (3, 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
