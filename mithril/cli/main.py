@@ -228,11 +228,25 @@ def up(
     home: Annotated[
         Path | None, typer.Option(help="State folder (MITHRIL_HOME); default ~/.mithril.")
     ] = None,
+    database_url: Annotated[
+        str | None,
+        typer.Option(
+            "--database-url",
+            metavar="URL",
+            help="One database for every store (event log, reputation, memory ledger), e.g."
+            " postgresql://user@host/db; default SQLite files under MITHRIL_HOME.",
+        ),
+    ] = None,
 ) -> None:
     """Start every service and the gateway, wait until all are SERVING, stop on Ctrl-C."""
-    from mithril.cli.supervisor import run_all
+    from mithril.cli.supervisor import check_database_url, run_all
 
-    raise typer.Exit(run_all(list(COMPONENTS.values()), home, out))
+    if database_url is not None:
+        try:
+            database_url = check_database_url(database_url)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--database-url") from None
+    raise typer.Exit(run_all(list(COMPONENTS.values()), home, out, database_url))
 
 
 @app.command()

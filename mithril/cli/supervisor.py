@@ -2,6 +2,7 @@
 
 Ports come from each component's own MITHRIL_* variable (default ports otherwise), and the
 gateway is pointed at the services the supervisor started unless its *_ADDR is set.
+`--database-url` puts every store (event log, reputation, memory ledger) in one database.
 """
 
 from __future__ import annotations
@@ -19,13 +20,42 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rich.console import Console
 from rich.table import Table
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from mithril.cli.components import CONSUMERS, Component
+from mithril.runtime.db import normalise_url
 from mithril.runtime.settings import ADMIN_TOKEN_FILE, mithril_home
 
 READY_TIMEOUT_SECONDS = 300.0
 """The embedding service's first start embeds its attack corpus (about a minute)."""
 STOP_TIMEOUT_SECONDS = 15.0
+DATABASE_URL_ENVS = (
+    "MITHRIL_GATEWAY_DATABASE_URL",
+    "MITHRIL_REPUTATION_DATABASE_URL",
+    "MITHRIL_MEMORY_GATE_DATABASE_URL",
+)
+"""The stores `--database-url` sets: the event log, reputation, the memory gate's ledger."""
+
+
+def check_database_url(url: str) -> str:
+    """`url` if every store can use it (PostgreSQL as postgres://, postgresql:// or
+    postgresql+psycopg://, or a SQLite file); else ValueError saying why."""
+    try:
+        parsed = make_url(normalise_url(url.strip()))
+    except ArgumentError:
+        raise ValueError(f"{url!r} is not a database URL (postgresql://user@host/db)") from None
+    if parsed.get_backend_name() not in ("postgresql", "sqlite"):
+        raise ValueError(
+            f"{parsed.render_as_string()!r}: the stores run on PostgreSQL"
+            " (postgresql://user@host/db) or SQLite (sqlite:///path)"
+        )
+    return url.strip()
+
+
+def shown_database_url(url: str) -> str:
+    """`url` with its password masked, for printing."""
+    return make_url(normalise_url(url)).render_as_string(hide_password=True)
 
 
 def serving(port: int) -> bool:
@@ -46,10 +76,14 @@ def _http_ok(port: int) -> bool:
         return False
 
 
-def _environment(components: list[Component], home: Path) -> dict[str, str]:
+def _environment(
+    components: list[Component], home: Path, database_url: str | None = None
+) -> dict[str, str]:
     env = dict(os.environ)
     env["MITHRIL_HOME"] = str(home)
     env.setdefault("PYTHONUNBUFFERED", "1")
+    if database_url:  # given on the command line: it beats the variables
+        env.update(dict.fromkeys(DATABASE_URL_ENVS, database_url))
     for component in components:
         if component.http_port is None:  # a service the gateway (and memory gate) call
             for consumer in CONSUMERS:
@@ -83,10 +117,15 @@ def _stop(processes: list[tuple[Component, subprocess.Popen[bytes]]]) -> None:
             process.wait()
 
 
-def run_all(components: list[Component], home: Path | None, console: Console) -> int:
+def run_all(
+    components: list[Component],
+    home: Path | None,
+    console: Console,
+    database_url: str | None = None,
+) -> int:
     home = (home or mithril_home()).expanduser().resolve()
     home.mkdir(parents=True, exist_ok=True)
-    env = _environment(components, home)
+    env = _environment(components, home, database_url)
     processes: list[tuple[Component, subprocess.Popen[bytes]]] = []
     stop_requested = False
 
@@ -120,6 +159,8 @@ def run_all(components: list[Component], home: Path | None, console: Console) ->
                 f"OpenAI base_url: http://127.0.0.1:{gateway.http_port}/v1",
                 highlight=False,
             )
+        if database_url:
+            console.print(f"stores: {shown_database_url(database_url)}", highlight=False)
         console.print("all SERVING; Ctrl-C stops everything", highlight=False)
         while not stop_requested:
             for component, process in processes:

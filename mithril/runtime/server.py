@@ -89,6 +89,11 @@ async def build_server(
             ("grpc.max_receive_message_length", limit),
             ("grpc.max_send_message_length", limit),
             ("grpc.so_reuseport", 0),
+            # Connections are recycled every few minutes so clients re-resolve DNS and
+            # spread over replicas added since they connected (round_robin sees only the
+            # addresses it resolved); in-flight calls get the grace period to finish.
+            ("grpc.max_connection_age_ms", 300_000),
+            ("grpc.max_connection_age_grace_ms", 30_000),
         ],
     )
     names = tuple(name for name, _ in services)
