@@ -135,10 +135,18 @@ def run_all(
 
     previous = {s: signal.signal(s, request_stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        for component in components:
-            command = [sys.executable, "-m", component.module]
-            processes.append((component, subprocess.Popen(command, env=env)))
-            _wait_ready(component, processes[-1][1])
+        # The services need nothing of each other to start, and two of them are slow
+        # (the embedding index, Cognee): all of them at once, then the gateway.
+        services = [c for c in components if c.http_port is None]
+        front = [c for c in components if c.http_port is not None]
+        for wave in (services, front):
+            started = [
+                (component, subprocess.Popen([sys.executable, "-m", component.module], env=env))
+                for component in wave
+            ]
+            processes.extend(started)
+            for component, process in started:
+                _wait_ready(component, process)
             if stop_requested:
                 return 0
         table = Table(title=f"Mithril is up (MITHRIL_HOME={home})", show_edge=False)

@@ -22,7 +22,7 @@ from mithril.firewall.v1 import firewall_service_pb2 as fw_pb
 from mithril.firewall.v1 import firewall_service_pb2_grpc as fw_grpc
 from tests.conftest import free_port
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(900)]
 
 MITHRIL = str(Path(sys.executable).with_name("mithril"))
 SAMPLES = [
@@ -71,7 +71,9 @@ def mithril_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     )
     assert process.stdout is not None
     output = []
-    deadline = time.monotonic() + 120
+    # A first start builds the embedding index and sets up Cognee: minutes on a busy
+    # 2-core machine.
+    deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         if not line and process.poll() is not None:
