@@ -79,6 +79,12 @@ class MemoryGateSettings(ServiceSettings):
         0.35, ge=0, le=1, description="Chunks less similar than this are not context."
     )
     recall_top_k: int = Field(5, ge=1, le=100, description="Default number of memories recalled.")
+    pending_grace_seconds: float = Field(
+        120.0,
+        ge=0,
+        description="A write to verified memory pending this long is taken to be interrupted"
+        " (a crash) and finished by the gate: at start and then every minute.",
+    )
 
     # Trust score: raw = rep*w_rep + corroboration*w_cor + freshness*w_fresh
     #                   - contradiction*w_con - danger*w_dan, normalised by the best raw score.

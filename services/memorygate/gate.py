@@ -13,7 +13,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol, TypeVar
 
 import grpc
@@ -110,9 +110,12 @@ class MemoryGate:
 
     # -- startup ---------------------------------------------------------------------
 
-    async def finish_pending_writes(self) -> int:
-        """Complete the verified-memory writes a crash interrupted; returns how many."""
-        pending = await asyncio.to_thread(self.ledger.pending_writes)
+    async def finish_pending_writes(self, grace_seconds: float = 0.0) -> int:
+        """Complete the verified-memory writes a crash interrupted; returns how many.
+        A write is taken to be interrupted once it has been pending for `grace_seconds`:
+        younger ones may still be in flight (here, or in a replica sharing the ledger)."""
+        begun_before = self.clock() - timedelta(seconds=grace_seconds)
+        pending = await asyncio.to_thread(self.ledger.pending_writes, begun_before)
         finished = 0
         for write in pending:
             try:

@@ -228,9 +228,12 @@ class Ledger:
                     .values(review_state=None)
                 )
 
-    def pending_writes(self) -> list[PendingWrite]:
-        """Every write a crash left half done, oldest first."""
-        statement = sa.select(verified).where(verified.c.state == PENDING).order_by(verified.c.seq)
+    def pending_writes(self, begun_before: datetime | None = None) -> list[PendingWrite]:
+        """Writes still pending (begun before `begun_before`, if given), oldest first."""
+        statement = sa.select(verified).where(verified.c.state == PENDING)
+        if begun_before is not None:
+            statement = statement.where(verified.c.create_time < begun_before)
+        statement = statement.order_by(verified.c.seq)
         with self.engine.connect() as connection:
             return [
                 PendingWrite(row.write_id, row.text, row.source, row.low_confidence)

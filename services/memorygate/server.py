@@ -4,6 +4,7 @@ crash interrupted, then report SERVING."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 
@@ -26,6 +27,7 @@ from mithril.services.memorygate.trust import TrustModel
 from mithril.services.reputation.client import ReputationClient
 
 _log = logging.getLogger(__name__)
+RECOVERY_INTERVAL_SECONDS = 60.0
 
 
 @dataclass
@@ -35,8 +37,11 @@ class MemoryGateServer(ServiceServer):
     gate: MemoryGate | None = None
     channels: list[grpc.aio.Channel] = field(default_factory=list)
     owns_store: bool = True
+    recovery: asyncio.Task[None] | None = None
 
     async def stop(self, grace: float | None) -> None:
+        if self.recovery is not None:
+            self.recovery.cancel()
         await super().stop(grace)
         for channel in self.channels:
             await channel.close()
@@ -45,6 +50,17 @@ class MemoryGateServer(ServiceServer):
             close = getattr(self.gate.store, "close", None)
             if self.owns_store and close is not None:
                 await close()
+
+
+async def _keep_finishing_pending_writes(gate: MemoryGate, grace_seconds: float) -> None:
+    """A write interrupted while this process runs (its Cognee call hung, say) is finished
+    once it is older than the grace period, not only at the next start."""
+    while True:
+        await asyncio.sleep(RECOVERY_INTERVAL_SECONDS)
+        try:
+            await gate.finish_pending_writes(grace_seconds)
+        except Exception:
+            _log.exception("finishing pending memory writes failed; retrying later")
 
 
 def build_store(settings: MemoryGateSettings) -> CogneeStore:
@@ -108,7 +124,7 @@ async def create_server(
         model=TrustModel.from_settings(settings),
         contradiction_flag=settings.contradiction_flag,
     )
-    await gate.finish_pending_writes()
+    await gate.finish_pending_writes(settings.pending_grace_seconds)
     servicer = MemoryGateServicer(gate, settings.recall_top_k)
     handle = await build_server(
         settings,
@@ -127,6 +143,9 @@ async def create_server(
         gate=gate,
         channels=channels,
         owns_store=owns_store,
+    )
+    wrapped.recovery = asyncio.create_task(
+        _keep_finishing_pending_writes(gate, settings.pending_grace_seconds)
     )
     await wrapped.mark_serving()
     _log.info("memory gate ready", extra={"memory_root": str(settings.resolved_memory_root)})

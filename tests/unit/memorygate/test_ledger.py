@@ -70,6 +70,8 @@ def test_a_write_is_invisible_until_committed(ledger: Ledger) -> None:
         "pending"
     ]
     assert [w.write_id for w in ledger.pending_writes()] == [audit.id]
+    assert ledger.pending_writes(begun_before=T0) == []  # younger than the cut-off
+    assert [w.write_id for w in ledger.pending_writes(T0 + timedelta(seconds=1))] == [audit.id]
 
     ledger.commit_write(audit.id)
     records = ledger.verified_records(["The VPN is vpn2.example.com"])
