@@ -71,19 +71,24 @@ def mithril_up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     )
     assert process.stdout is not None
     output = []
-    # A first start builds the embedding index and sets up Cognee: minutes on a busy
-    # 2-core machine.
-    deadline = time.monotonic() + 600
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line and process.poll() is not None:
-            raise AssertionError(f"mithril up exited early: {''.join(output)}")
-        output.append(line)
-        if "all SERVING" in line:
-            break
-    else:
-        process.kill()
-        raise AssertionError("mithril up did not report SERVING in time")
+    try:
+        # A first start builds the embedding index and sets up Cognee: minutes on a busy
+        # 2-core machine.
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line and process.poll() is not None:
+                raise AssertionError(f"mithril up exited early: {''.join(output)}")
+            output.append(line)
+            if "all SERVING" in line:
+                break
+        else:
+            raise AssertionError("mithril up did not report SERVING in time")
+    except BaseException:  # a timeout included: never leave the processes behind
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=60)
+        raise
     printed = "".join(output)
     for port in ports.values():
         assert str(port) in printed, f"port {port} not printed by mithril up"
