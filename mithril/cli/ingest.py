@@ -43,10 +43,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from mithril.cli.memory import console, explain
+from mithril.cli.memory import RemoteOption, TokenOption, console, explain
 from mithril.cli.memory_client import (
     DEFAULT_REMOTE,
-    TOKEN_ENV,
     MemoryApiError,
     MemoryClient,
     resolve_token,
@@ -655,18 +654,8 @@ def ingest_command(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Parse and check the input; send nothing.")
     ] = False,
-    remote: Annotated[
-        str, typer.Option("--remote", metavar="URL", help="The gateway's base URL.")
-    ] = DEFAULT_REMOTE,
-    token: Annotated[
-        str | None,
-        typer.Option(
-            "--token",
-            help=f"Admin token or gateway API key; default ${TOKEN_ENV}, else"
-            " MITHRIL_HOME/admin-token.",
-            show_default=False,
-        ),
-    ] = None,
+    remote: RemoteOption = DEFAULT_REMOTE,
+    token: TokenOption = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
     """Send every message of a Slack export, .txt or .jsonl file through the memory gate."""

@@ -15,10 +15,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import mithril
+from mithril.cli import memory
 from mithril.cli.components import COMPONENTS
 from mithril.cli.ingest import ingest_command
 from mithril.cli.memory import memory_app
-from mithril.cli.memory_client import DEFAULT_REMOTE, TOKEN_ENV, resolve_token
+from mithril.cli.memory_client import DEFAULT_REMOTE, resolve_token
 from mithril.cli.pipeline import CliError, Pipeline, open_pipeline
 from mithril.cli.policy import policy_app
 
@@ -263,19 +264,7 @@ def serve(
 
 
 @app.command()
-def mcp(
-    remote: Annotated[
-        str, typer.Option("--remote", metavar="URL", help="The gateway's base URL.")
-    ] = DEFAULT_REMOTE,
-    token: Annotated[
-        str | None,
-        typer.Option(
-            "--token",
-            help=f"Admin token; default ${TOKEN_ENV}, else MITHRIL_HOME/admin-token.",
-            show_default=False,
-        ),
-    ] = None,
-) -> None:
+def mcp(remote: memory.RemoteOption = DEFAULT_REMOTE, token: memory.TokenOption = None) -> None:
     """Serve shared memory to agents as an MCP server over stdio (remember, recall, review)."""
     from mithril.cli.mcp_server import serve
 
