@@ -46,8 +46,9 @@ def detection(datasets: Path | None, results: Path, console: Console) -> None:
         decision = loop.run_until_complete(pipeline.firewall.scan(text, origin))
         return decision.flagged, decision.score, list(decision.findings)
 
+    tiers = prompt_detection.cascade_tiers(pipeline.firewall, loop.run_until_complete)
     started = time.perf_counter()
-    report = prompt_detection.run_detection(datasets, decide)
+    report = prompt_detection.run_detection(datasets, decide, tiers)
     secrets = secrets_quality.run_secrets_quality(datasets)
     elapsed = time.perf_counter() - started
     loop.close()

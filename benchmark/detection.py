@@ -19,6 +19,16 @@ Sources (under `datasets_dir`, see its README.md):
 Everything else is scanned as `Origin.USER`. `decide(text, origin)` returns
 (flagged, score, findings); the default uses `Scanner.from_rule_files()` and flags when the
 score is at least `DEFAULT_THRESHOLD`.
+
+Per tier (held-out rows, when `run_detection` is given `tiers`, as `mithril bench detection`
+does with `cascade_tiers`): each tier's own verdict on every row, in cascade order (fast =
+rules + secrets, similarity, classifier, judge when configured), scored with the policy's
+threshold exactly as the cascade scores that tier's findings. `tier_table` counts what each
+tier flags that every earlier tier missed, its standalone rates, and the cumulative rates;
+a last line, `combined`, holds what only the cascade's combination of scores decides
+(sub-threshold scores of several tiers adding up under the noisy-OR, or a judge
+overruling), so the cumulative rates end at the cascade's reported figures, which is
+checked for every source.
 """
 
 from __future__ import annotations
@@ -27,11 +37,15 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mithril.domain import Finding, Origin
+
+if TYPE_CHECKING:
+    from mithril.gateway.firewall import Firewall
 
 DEFAULT_THRESHOLD = 0.5
 GPTFUZZ_PLACEHOLDER = "What is the boiling point of water at sea level?"
@@ -39,6 +53,12 @@ BIPIA_ATTACKS_PER_CONTEXT = 3
 DEV, HELD_OUT = "dev", "held_out"
 
 Decide = Callable[[str, Origin], tuple[bool, float, list[Finding]]]
+TierVerdicts = Callable[[str, Origin, list[Finding]], Sequence[tuple[str, bool]]]
+"""(text, origin, the decision's findings) -> (tier, flagged on its own) in cascade order."""
+LEARNED_TIERS = (("embedding", "similarity"), ("classifier", "classifier"))
+"""The learned tiers in cascade order: (detector name, name in the tier table)."""
+COMBINED = "combined"
+"""The last line of a tier table: what only the combination of the tiers' scores decides."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +112,119 @@ class SplitResult:
         return data
 
 
+def _rate(count: int, total: int) -> float | None:
+    return count / total if total else None
+
+
+@dataclass(frozen=True, slots=True)
+class TierRow:
+    """One scored row: its label, each tier's own verdict (cascade order), the cascade's."""
+
+    label: int
+    verdicts: tuple[bool, ...]
+    final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TierLine:
+    """One tier of a tier table. `tp`/`fp` are the tier's standalone counts (None on the
+    `combined` line); `removes_*` are rows earlier lines flagged that the cascade clears
+    (only ever on the `combined` line)."""
+
+    tier: str
+    adds_tp: int
+    adds_fp: int
+    tp: int | None
+    fp: int | None
+    cumulative_tp: int
+    cumulative_fp: int
+    removes_tp: int = 0
+    removes_fp: int = 0
+
+
+@dataclass(slots=True)
+class TierTable:
+    """What each tier of the cascade contributes on one source and split."""
+
+    attacks: int
+    benign: int
+    lines: list[TierLine]
+
+    @property
+    def final_tp(self) -> int:
+        return self.lines[-1].cumulative_tp
+
+    @property
+    def final_fp(self) -> int:
+        return self.lines[-1].cumulative_fp
+
+    def to_dict(self) -> dict[str, object]:
+        lines = []
+        for line in self.lines:
+            data: dict[str, Any] = asdict(line)
+            data.update(
+                tpr=None if line.tp is None else _rate(line.tp, self.attacks),
+                fpr=None if line.fp is None else _rate(line.fp, self.benign),
+                cumulative_tpr=_rate(line.cumulative_tp, self.attacks),
+                cumulative_fpr=_rate(line.cumulative_fp, self.benign),
+            )
+            lines.append(data)
+        return {"attacks": self.attacks, "benign": self.benign, "lines": lines}
+
+
+def tier_table(rows: Sequence[TierRow], tiers: Sequence[str]) -> TierTable:
+    """Per tier in cascade order: the attacks (`adds_tp`) and benign rows (`adds_fp`) it
+    flags that every earlier tier missed, its standalone counts, and the cumulative counts
+    (flagged by it or any earlier tier). A last `combined` line adds the rows the cascade
+    flags that no tier flags alone and removes those a tier flags that the cascade clears,
+    so the cumulative counts end at the cascade's own; that is checked here."""
+    attacks = sum(1 for r in rows if r.label)
+    benign = len(rows) - attacks
+    for row in rows:
+        if len(row.verdicts) != len(tiers):
+            raise ValueError(f"a row has {len(row.verdicts)} verdicts for {len(tiers)} tiers")
+    lines: list[TierLine] = []
+    cumulative = {1: 0, 0: 0}
+    for index, tier in enumerate(tiers):
+        adds = {1: 0, 0: 0}
+        alone = {1: 0, 0: 0}
+        for row in rows:
+            label = 1 if row.label else 0
+            if row.verdicts[index]:
+                alone[label] += 1
+                if not any(row.verdicts[:index]):
+                    adds[label] += 1
+        cumulative = {label: cumulative[label] + adds[label] for label in (0, 1)}
+        lines.append(
+            TierLine(tier, adds[1], adds[0], alone[1], alone[0], cumulative[1], cumulative[0])
+        )
+    adds, removes, final = {1: 0, 0: 0}, {1: 0, 0: 0}, {1: 0, 0: 0}
+    for row in rows:
+        label = 1 if row.label else 0
+        final[label] += row.final
+        if row.final and not any(row.verdicts):
+            adds[label] += 1
+        elif any(row.verdicts) and not row.final:
+            removes[label] += 1
+    cumulative = {label: cumulative[label] + adds[label] - removes[label] for label in (0, 1)}
+    lines.append(
+        TierLine(
+            COMBINED,
+            adds[1],
+            adds[0],
+            None,
+            None,
+            cumulative[1],
+            cumulative[0],
+            removes[1],
+            removes[0],
+        )
+    )
+    if cumulative != final:
+        raise AssertionError(f"tier table ends at {cumulative}, the cascade at {final}")
+    return TierTable(attacks, benign, lines)
+
+
 @dataclass(slots=True)
 class DetectionReport:
     """Results per (source, split), plus how they were produced."""
@@ -100,6 +233,8 @@ class DetectionReport:
     threshold: float | None
     seconds: float
     notes: list[str] = field(default_factory=list)
+    tiers: dict[str, TierTable] = field(default_factory=dict)
+    """Per source, on held-out rows: what each tier of the cascade adds (see `tier_table`)."""
 
     def get(self, source: str, split: str) -> SplitResult | None:
         for result in self.results:
@@ -113,6 +248,7 @@ class DetectionReport:
             "seconds": round(self.seconds, 2),
             "notes": self.notes,
             "results": [r.to_dict() for r in self.results],
+            "tiers_held_out": {source: table.to_dict() for source, table in self.tiers.items()},
         }
 
 
@@ -233,20 +369,33 @@ def default_decide(threshold: float = DEFAULT_THRESHOLD) -> Decide:
     return decide
 
 
-def run_detection(datasets_dir: Path, decide: Decide | None = None) -> DetectionReport:
-    """Score every labelled source under `datasets_dir`; see the module docstring."""
+def run_detection(
+    datasets_dir: Path, decide: Decide | None = None, tiers: TierVerdicts | None = None
+) -> DetectionReport:
+    """Score every labelled source under `datasets_dir`; see the module docstring. With
+    `tiers`, held-out rows also get a per-tier table (`DetectionReport.tiers`)."""
     started = time.perf_counter()
     threshold = DEFAULT_THRESHOLD if decide is None else None
     decide = decide or default_decide()
     results: list[SplitResult] = []
+    tables: dict[str, TierTable] = {}
     for source, rows in load_sources(Path(datasets_dir)).items():
         by_split = {DEV: SplitResult(source, DEV), HELD_OUT: SplitResult(source, HELD_OUT)}
         misses: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
         totals: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
         fp_rules: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
+        tier_names: tuple[str, ...] | None = None
+        tier_rows: list[TierRow] = []
         for row in rows:
             result = by_split[row.split]
             flagged, _, findings = decide(row.text, row.origin)
+            if tiers is not None and row.split == HELD_OUT:
+                verdicts = tuple(tiers(row.text, row.origin, findings))
+                names = tuple(name for name, _ in verdicts)
+                if tier_names is not None and names != tier_names:
+                    raise ValueError(f"tiers changed between rows: {tier_names} then {names}")
+                tier_names = names
+                tier_rows.append(TierRow(row.label, tuple(v for _, v in verdicts), flagged))
             result.rows += 1
             if row.label:
                 result.attacks += 1
@@ -270,6 +419,17 @@ def run_detection(datasets_dir: Path, decide: Decide | None = None) -> Detection
             result.attacks_by_category = dict(totals[split].most_common())
             result.false_positive_rules = dict(fp_rules[split].most_common())
             results.append(result)
+        if tier_names is not None:
+            table = tier_table(tier_rows, tier_names)
+            held = by_split[HELD_OUT]
+            # The table must end where the reported totals do, or it is describing
+            # something else than the cascade measured above.
+            if (table.final_tp, table.final_fp) != (held.tp, held.fp):
+                raise AssertionError(
+                    f"{source}: tier table ends at TP {table.final_tp} / FP {table.final_fp},"
+                    f" the cascade at TP {held.tp} / FP {held.fp}"
+                )
+            tables[source] = table
     notes = [
         "DEV = rows used while writing rules; HELD_OUT = rows never looked at.",
         "s-labs/neuralchemy: own split (train = DEV, validation = HELD_OUT); other sources: "
@@ -277,10 +437,9 @@ def run_detection(datasets_dir: Path, decide: Decide | None = None) -> Detection
         f"gptfuzz '[INSERT PROMPT HERE]' replaced by the neutral question {GPTFUZZ_PLACEHOLDER!r}.",
         f"BIPIA: each context embeds {BIPIA_ATTACKS_PER_CONTEXT} attacks (start/middle/end) "
         "and is also kept clean as a benign row; scanned as Origin.RETRIEVAL.",
-        "jbb-artifacts misses are broken down by attack method; GCG/PAIR-style attacks are "
-        "largely out of reach for rules (learned tiers come later).",
+        "jbb-artifacts misses are broken down by attack method (GCG, PAIR, DSN, ...).",
     ]
-    return DetectionReport(results, threshold, time.perf_counter() - started, notes)
+    return DetectionReport(results, threshold, time.perf_counter() - started, notes, tables)
 
 
 def _pct(value: float | None) -> str:
@@ -310,6 +469,7 @@ def format_markdown(report: DetectionReport) -> str:
                 f"| {r.source} | {r.rows} | {r.attacks} | {r.benign} | {_pct(r.tpr)} | "
                 f"{_pct(r.fpr)} | {_pct(r.precision)} | {_pct(r.f1)} |"
             )
+    lines += _tier_markdown(report)
     lines += ["", "## Misses by category (held-out)", ""]
     for r in (r for r in report.results if r.split == HELD_OUT and r.misses_by_category):
         parts = [
@@ -322,6 +482,91 @@ def format_markdown(report: DetectionReport) -> str:
         parts = [f"{rule} {count}" for rule, count in r.false_positive_rules.items()]
         lines.append(f"- **{r.source}**: " + ", ".join(parts))
     return "\n".join(lines) + "\n"
+
+
+def _tier_markdown(report: DetectionReport) -> list[str]:
+    if not report.tiers:
+        return []
+    lines = [
+        "",
+        "## Per tier (held-out)",
+        "",
+        "Each tier's own verdict (its findings scored alone, flagged at the same threshold), "
+        "in cascade order: fast (rules + secrets), similarity, classifier, then the judge when "
+        "an LLM is configured. *adds* = flagged by this tier and by no earlier one; *alone* = the "
+        "tier's standalone rate on every row (the learned tiers are scored even where the "
+        "cascade skips them because the fast tier already flagged); *cumulative* = flagged by "
+        "this tier or an earlier one. *combined*: rows the cascade flags that no tier flags "
+        "alone (sub-threshold scores adding up under the noisy-OR), minus rows a tier flags "
+        "that the cascade clears (a judge overruling); after it the cumulative rates are the "
+        "cascade's, as reported above.",
+        "",
+        "| source | tier | adds TP | adds FP | TPR alone | FPR alone | cumulative TPR | "
+        "cumulative FPR |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for source, table in report.tiers.items():
+        for line in table.lines:
+            adds_tp, adds_fp = f"{line.adds_tp}", f"{line.adds_fp}"
+            if line.removes_tp or line.removes_fp:
+                adds_tp += f" (-{line.removes_tp})"
+                adds_fp += f" (-{line.removes_fp})"
+            if not table.benign:
+                adds_fp = "-"
+            alone_tpr = "-" if line.tp is None else _pct(_rate(line.tp, table.attacks))
+            alone_fpr = "-" if line.fp is None else _pct(_rate(line.fp, table.benign))
+            lines.append(
+                f"| {source} | {line.tier} | {adds_tp if table.attacks else '-'} | {adds_fp} | "
+                f"{alone_tpr} | {alone_fpr} | {_pct(_rate(line.cumulative_tp, table.attacks))} | "
+                f"{_pct(_rate(line.cumulative_fp, table.benign))} |"
+            )
+    return lines
+
+
+def cascade_tiers(firewall: Firewall, run: Callable[[Awaitable[Any]], Any]) -> TierVerdicts:
+    """Each tier's own verdict for `run_detection`, from a cascade `firewall` (the CLI's
+    in-process pipeline) and `run`, which runs a coroutine to completion.
+
+    The decision's findings are split by tier: fast (rules and secrets), similarity,
+    classifier, judge; each part is scored alone with the policy (`decide`), as the cascade
+    scores findings. Where the cascade did not run the learned tiers (the fast tier's attack
+    score already reached the threshold) they are run here, so their standalone rates
+    cover every row; where a judge ran (its overruling zeroes earlier findings), the fast
+    and learned tiers are run again for their own scores.
+    """
+    from mithril.gateway.cascade import JUDGE, LEARNED, attack_score
+    from mithril.gateway.decision import decide
+    from mithril.gateway.tiers import LEARNED_CATEGORY
+
+    policy, cascade = firewall.policy, firewall.tiers
+    names = cascade.names if cascade is not None else frozenset()
+    learned = policy.detectors & LEARNED & names
+    judged = JUDGE in policy.detectors and JUDGE in names
+    learned_tiers = [(name, label) for name, label in LEARNED_TIERS if name in learned]
+
+    def flags(findings: Sequence[Finding]) -> bool:
+        return decide(findings, policy).flagged
+
+    def verdicts(text: str, origin: Origin, findings: list[Finding]) -> list[tuple[str, bool]]:
+        later = {LEARNED_CATEGORY, JUDGE}
+        judge = [f for f in findings if f.category == JUDGE]
+        fast = [f for f in findings if f.category not in later]
+        scored = [f for f in findings if f.category == LEARNED_CATEGORY]
+        if judge:
+            analysis = run(firewall.detectors.analyse(text, origin, policy.detectors))
+            fast = list(analysis.findings)
+        if learned and cascade is not None and (judge or attack_score(fast) >= policy.threshold):
+            scored = list(run(cascade.learned(text, origin, learned)).findings)
+        out = [("fast", flags(fast))]
+        out += [
+            (label, flags([f for f in scored if f.detector == name]))
+            for name, label in learned_tiers
+        ]
+        if judged:
+            out.append((JUDGE, flags(judge)))
+        return out
+
+    return verdicts
 
 
 def write_report(report: DetectionReport, out_dir: Path) -> tuple[Path, Path]:
