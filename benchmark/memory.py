@@ -285,7 +285,9 @@ async def _probe(gate: Any, row: Row) -> tuple[dict[str, Any], str]:
         "trust": round(decision.trust_score, 4),
         "signals": _signals(decision),
         "trust_at_ceiling": round(at_ceiling, 4),
-        "stored_at_ceiling": gate.model.gate(at_ceiling).stored,
+        "stored_at_ceiling": gate.status_for(
+            at_ceiling, planted_credential=bool(evidence.get("attempted_exfiltration"))
+        ).stored,
         "contradicted": bool(evidence.get("contradicted")),
         "contexts": int(evidence.get("contexts", 0)),
         "aligned_chunks": int(evidence.get("aligned_chunks", 0)),

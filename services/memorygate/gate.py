@@ -170,11 +170,7 @@ class MemoryGate:
             danger=danger.danger,
         )
         trust_score = self.model.score(signals)
-        status = self.model.gate(trust_score)
-        if guarded.planted_credential and status.stored:
-            # Whoever writes a credential into shared memory is exfiltrating it, however
-            # trusted: a person looks before the redacted claim is stored.
-            status = Status.QUARANTINE
+        status = self.status_for(trust_score, planted_credential=guarded.planted_credential)
         contradicted = memory.contradiction > self.contradiction_flag
         outcome, outcome_reason = outcome_of(
             status, planted_credential=guarded.planted_credential, contradicted=contradicted
@@ -205,6 +201,15 @@ class MemoryGate:
             },
         )
         return PendingDecision(decision, outcome, outcome_reason)
+
+    def status_for(self, trust_score: float, *, planted_credential: bool) -> Status:
+        """The gate's thresholds, except that a claim that carried a credential is never
+        stored automatically: whoever writes one into shared memory is exfiltrating it,
+        however trusted, so a person looks before the redacted claim is stored."""
+        status = self.model.gate(trust_score)
+        if planted_credential and status.stored:
+            return Status.QUARANTINE
+        return status
 
     async def commit(self, pending: PendingDecision) -> MemoryDecision:
         decision = pending.decision
