@@ -14,6 +14,7 @@ import contextlib
 import logging
 import threading
 import time
+import weakref
 
 from prometheus_client import Counter, Gauge
 
@@ -40,6 +41,11 @@ WRITE_ERRORS = Counter(
 QUEUE_DEPTH = Gauge(
     "mithril_event_log_queue_depth", "Decisions queued for the event log, not yet written."
 )
+_LIVE_LOGS: weakref.WeakSet[EventLog] = weakref.WeakSet()
+# The depth is read from the queues when scraped, summed over the process's event logs
+# (one in a gateway), rather than set by each log, where one log's value would overwrite
+# another's.
+QUEUE_DEPTH.set_function(lambda: sum(log.queue_depth for log in list(_LIVE_LOGS)))
 
 _WARN_EVERY_SECONDS = 10.0
 
@@ -74,6 +80,7 @@ class EventLog:
         self.retry_backoff = retry_backoff
         self.close_timeout = close_timeout
         self._queue: collections.deque[EventRecord] = collections.deque()
+        _LIVE_LOGS.add(self)
         self._lock = threading.Lock()
         self._written = 0
         self._dropped = 0
@@ -102,7 +109,6 @@ class EventLog:
             if reason:
                 self._drop(1, reason)
                 return False
-            QUEUE_DEPTH.set(depth)
             if depth >= self.batch_size:
                 self._wake_writer()
             return True
@@ -156,7 +162,6 @@ class EventLog:
         with self._lock:
             left = len(self._queue)
             self._queue.clear()
-        QUEUE_DEPTH.set(0)
         if left:
             self._drop(left, "closed")
 
@@ -230,8 +235,6 @@ class EventLog:
     def _take(self) -> list[EventRecord]:
         with self._lock:
             batch = [self._queue.popleft() for _ in range(min(self.batch_size, len(self._queue)))]
-            depth = len(self._queue)
-        QUEUE_DEPTH.set(depth)
         return batch
 
     async def _write(self, batch: list[EventRecord]) -> None:

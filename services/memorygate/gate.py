@@ -153,8 +153,15 @@ class MemoryGate:
         observed: datetime | None = None,
     ) -> PendingDecision:
         """Every step up to the gate's verdict; nothing is written yet."""
-        guarded = await _required("secrets", self.guard.check(claim))
-        clean_metadata = await self._guard_metadata(metadata or {})
+        # Metadata is stored with the decision, so it goes through the guard too.
+        filled = {key: value for key, value in (metadata or {}).items() if value}
+        guarded, *guarded_values = await _required(
+            "secrets", self.guard.check_all([claim, *filled.values()])
+        )
+        clean_metadata = {**(metadata or {})}
+        clean_metadata.update(
+            {key: result.text for key, result in zip(filled, guarded_values, strict=True)}
+        )
         reputation = await _required("reputation", self.reputation.score(source))
         contexts = await self.consistency.contexts(guarded.text)
         memory, danger = await asyncio.gather(
@@ -222,16 +229,6 @@ class MemoryGate:
         )
         return decision
 
-    async def _guard_metadata(self, metadata: Mapping[str, str]) -> dict[str, str]:
-        """Metadata is stored with the decision, so it goes through the guard too."""
-        items = [(k, v) for k, v in metadata.items() if v]
-        results = await asyncio.gather(
-            *(_required("secrets", self.guard.check(value)) for _, value in items)
-        )
-        clean = {key: result.text for (key, _), result in zip(items, results, strict=True)}
-        clean.update({k: v for k, v in metadata.items() if not v})
-        return clean
-
     async def _store(self, decision: MemoryDecision) -> MemoryDecision:
         decision = replace(decision, stored=True)
         entry = _audit_entry(decision, self.clock())
@@ -284,9 +281,7 @@ class MemoryGate:
     async def recall(self, query: str, top_k: int) -> list[Memory]:
         guarded_query = await _required("secrets", self.guard.check(query))
         chunks = await self.store.search_verified(guarded_query.text, top_k)
-        scrubbed = await asyncio.gather(
-            *(_required("secrets", self.guard.check(chunk.text)) for chunk in chunks)
-        )
+        scrubbed = await _required("secrets", self.guard.check_all([c.text for c in chunks]))
         records = await asyncio.to_thread(
             self.ledger.verified_records, [chunk.text for chunk in chunks]
         )

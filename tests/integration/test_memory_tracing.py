@@ -42,8 +42,12 @@ async def test_remember_is_one_trace_across_services_and_holds_no_text(
     trace = [s for s in finished if s.context.trace_id == gate.context.trace_id]
     names = {s.name for s in trace}
     assert "POST /v1/memory/remember" in names  # the gateway's HTTP span is the root
-    for call in (
+    # The claim and its metadata are guarded in one call: Detect or DetectBatch.
+    assert names & {
         "/mithril.secrets.v1.SecretsService/Detect",
+        "/mithril.secrets.v1.SecretsService/DetectBatch",
+    }
+    for call in (
         "/mithril.scanner.v1.ScannerService/Scan",
         "/mithril.reputation.v1.ReputationService/GetReputation",
         "/mithril.reputation.v1.ReputationService/RecordOutcome",
