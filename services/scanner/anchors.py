@@ -50,6 +50,10 @@ MAX_ANCHOR_COST = 8.0
 used: such a pattern is matched directly (see `engine.py`)."""
 UNUSABLE = 100.0
 """Cost of an anchor string without a real character (only whitespace or connectors)."""
+WEAK_ANCHOR_COST = 0.5
+"""Anchor sets at least this costly (common words: "always", "write", "?") occur in most
+paragraphs of ordinary prose, so on short texts the engine matches such a pattern in its
+first-stage set instead of confirming nearly every anchor hit with a search of its own."""
 MAX_GUARDS = 2
 """Extra required sets per pattern checked by the prefilter besides its anchor."""
 MAX_GUARD_COST = 1.2
@@ -117,6 +121,11 @@ class Plan:
     guards: tuple[frozenset[str], ...] = ()
     """Other sets every match must also contain (a cheap conjunction for the prefilter)."""
 
+    @property
+    def weak(self) -> bool:
+        """Whether the anchor fires on most ordinary text (see `WEAK_ANCHOR_COST`)."""
+        return self.anchor is not None and anchor_cost(self.anchor) >= WEAK_ANCHOR_COST
+
 
 @dataclass(frozen=True, slots=True)
 class _Info:
@@ -173,7 +182,8 @@ def literal_cost(text: str) -> float:
     return cost + 0.05 * _VOCABULARY_TEXT.count(head + spaced.strip() + tail)
 
 
-def _set_cost(strings: frozenset[str]) -> float:
+def anchor_cost(strings: frozenset[str]) -> float:
+    """Rough likelihood that an anchor set occurs at a given position (sum over its strings)."""
     return sum(literal_cost(s) for s in strings)
 
 
@@ -203,7 +213,7 @@ def _join(left: frozenset[str], right: frozenset[str]) -> frozenset[str]:
 
 def _best(options: tuple[frozenset[str], ...]) -> frozenset[str] | None:
     usable = [o for o in options if _usable(o)]
-    return min(usable, key=lambda o: (_set_cost(o), sorted(o))) if usable else None
+    return min(usable, key=lambda o: (anchor_cost(o), sorted(o))) if usable else None
 
 
 def _candidates(info: _Info) -> tuple[frozenset[str], ...]:
@@ -447,16 +457,16 @@ def plan(pattern: str) -> Plan:
     except (AnchorError, ValueError, IndexError):
         return Plan(None, None)
     options = sorted(
-        {o for o in _candidates(info) if _usable(o)}, key=lambda o: (_set_cost(o), sorted(o))
+        {o for o in _candidates(info) if _usable(o)}, key=lambda o: (anchor_cost(o), sorted(o))
     )
     radius = info.span if info.span is not None and info.span <= MAX_RADIUS else None
-    if not options or _set_cost(options[0]) > MAX_ANCHOR_COST:
+    if not options or anchor_cost(options[0]) > MAX_ANCHOR_COST:
         return Plan(None, radius)
     guards: list[frozenset[str]] = []
     for option in options[1:]:
         if (
             len(guards) < MAX_GUARDS
-            and _set_cost(option) <= MAX_GUARD_COST
+            and anchor_cost(option) <= MAX_GUARD_COST
             and not any(_implies(chosen, option) for chosen in (options[0], *guards))
         ):
             guards.append(option)

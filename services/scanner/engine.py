@@ -19,7 +19,10 @@ Stage 1 asks RE2 sets (one DFA pass, UTF-8 bytes encoded once) which of these oc
 
 Texts up to `DIRECT_LIMIT` bytes: one set holds all three plus each pattern's guards (other
 sets its matches need, `anchors.Plan.guards`); a pattern whose anchor and guards all occurred
-is then searched over the whole text. Longer texts: the direct patterns and triggers are
+is then searched over the whole text. A pattern with a weak anchor (`anchors.Plan.weak`: common
+words such as "always" or "write", present in most paragraphs) is instead put in that set whole:
+confirming its anchor would cost a search on nearly every text, while a handful of such patterns
+add little to one DFA pass over a short text. Longer texts: the direct patterns and triggers are
 matched over the whole text by their own set, and the anchor set runs block by block (`BLOCK`
 bytes, each block read with enough overlap to hold any anchor occurrence that starts in it),
 which tells where each anchor occurs. A pattern is then searched only in the windows
@@ -94,17 +97,21 @@ _NO_MATCH = EngineMatch({}, frozenset())
 
 
 class _StageOne:
-    """One compiled `re2.Set`: entries below `trigger_start` stand for stage-1 key
-    `entry + offset` (an anchor or a direct pattern), the rest for the named triggers."""
+    """One compiled `re2.Set`: entry `i` below `trigger_start` stands for stage-1 key
+    `keys[i]` (an anchor, a guard or a directly matched pattern), the rest for the named
+    triggers."""
 
-    __slots__ = ("_match", "names", "offset", "trigger_start")
+    __slots__ = ("_match", "keys", "names", "trigger_start")
 
-    def __init__(self, sources: Sequence[str], triggers: Mapping[str, str], offset: int) -> None:
-        self.offset = offset
-        self.trigger_start = len(sources)
+    def __init__(
+        self, entries: Sequence[tuple[int, str]], triggers: Mapping[str, str] | None = None
+    ) -> None:
+        triggers = triggers or {}
+        self.keys = tuple(key for key, _ in entries)
+        self.trigger_start = len(entries)
         self.names = tuple(triggers)
         self._match: Callable[[bytes | memoryview], list[int] | None] | None = None
-        everything = [*sources, *triggers.values()]
+        everything = [*(source for _, source in entries), *triggers.values()]
         if everything:
             compiled = re2.Set.SearchSet(_options())
             for source in everything:
@@ -124,8 +131,8 @@ class _StageOne:
 
     def read(self, found: list[int]) -> tuple[set[int], list[str]]:
         """The stage-1 keys and the trigger names the matched entries stand for."""
-        start, offset = self.trigger_start, self.offset
-        fired = {entry + offset for entry in found if entry < start}
+        start, keys = self.trigger_start, self.keys
+        fired = {keys[entry] for entry in found if entry < start}
         return fired, [self.names[entry - start] for entry in found if entry >= start]
 
 
@@ -134,11 +141,13 @@ class Engine:
 
     __slots__ = (
         "_anchor_set",
-        "_by_key",
+        "_confirmed_keys",
         "_global_set",
+        "_large_by_key",
         "_overlap",
         "_radius",
         "_rules",
+        "_small_by_key",
         "_small_set",
     )
 
@@ -160,39 +169,64 @@ class Engine:
                     raise EngineError(f"rule {rule.id!r}: cannot compile {pattern!r}") from exc
                 compiled.append((index, order, regex, anchors.plan(pattern), pattern))
 
-        # Stage-1 keys: one per distinct primary anchor, then one per distinct guard (small
-        # texts only), then one per directly matched pattern.
+        # Stage-1 keys, each an RE2 pattern: the primary anchors, then the guards of the
+        # patterns confirmed by search on short texts, then the patterns matched directly
+        # (no usable anchor: every text; a weak anchor: short texts only).
         keys: dict[str, int] = {}
         for *_, plan, _ in compiled:
             if plan.anchor is not None:
                 keys.setdefault(anchors.anchor_pattern(plan.anchor), len(keys))
         primaries = len(keys)
         for *_, plan, _ in compiled:
-            for guard in plan.guards:
-                keys.setdefault(anchors.anchor_pattern(guard), len(keys))
-        direct: list[str] = []
+            if plan.anchor is not None and not plan.weak:
+                for guard in plan.guards:
+                    keys.setdefault(anchors.anchor_pattern(guard), len(keys))
+        direct: list[tuple[int, str]] = []
+        weak: list[tuple[int, str]] = []
         radius: list[int | None] = [0] * primaries
-        by_key: dict[int, list[_Pattern]] = {}
+        small: dict[int, list[_Pattern]] = {}
+        large: dict[int, list[_Pattern]] = {}
         overlap = 0
         for index, order, regex, plan, source in compiled:
             if plan.anchor is None:
                 key = len(keys) + len(direct)
-                direct.append(source)
+                direct.append((key, source))
                 planned = _Pattern(index, regex, frozenset({key}), None, order)
+                small.setdefault(key, []).append(planned)
+                large.setdefault(key, []).append(planned)
+                continue
+            anchor = keys[anchors.anchor_pattern(plan.anchor)]
+            old = radius[anchor]
+            radius[anchor] = None if old is None or plan.radius is None else max(old, plan.radius)
+            overlap = max(overlap, anchors.anchor_length(plan.anchor))
+            large.setdefault(anchor, []).append(
+                _Pattern(index, regex, frozenset({anchor}), anchor, order)
+            )
+            if plan.weak:
+                weak.append((index, source))
+                key = -len(weak)  # below every anchor key: short texts only
+                small[key] = [_Pattern(index, regex, frozenset({key}), None, order)]
             else:
-                key = keys[anchors.anchor_pattern(plan.anchor)]
-                old = radius[key]
-                radius[key] = None if old is None or plan.radius is None else max(old, plan.radius)
-                needs = {key, *(keys[anchors.anchor_pattern(g)] for g in plan.guards)}
-                planned = _Pattern(index, regex, frozenset(needs), key, order)
-                overlap = max(overlap, anchors.anchor_length(plan.anchor))
-            by_key.setdefault(key, []).append(planned)
-        sources = list(keys)
+                needs = {anchor, *(keys[anchors.anchor_pattern(g)] for g in plan.guards)}
+                small.setdefault(anchor, []).append(
+                    _Pattern(index, regex, frozenset(needs), None, order)
+                )
         named = dict(triggers or {})
-        self._small_set = _StageOne(sources + direct, named, 0)
-        self._anchor_set = _StageOne(sources[:primaries], {}, 0)
-        self._global_set = _StageOne(direct, named, len(keys))
-        self._by_key = {key: tuple(found) for key, found in by_key.items()}
+        # An anchor only weak patterns use is not needed on short texts.
+        wanted_keys = {key for key in small if key >= 0} | {
+            keys[anchors.anchor_pattern(g)]
+            for *_, plan, _ in compiled
+            if plan.anchor is not None and not plan.weak
+            for g in plan.guards
+        }
+        stage_one = [(key, source) for source, key in keys.items() if key in wanted_keys]
+        weak_entries = [(-number, source) for number, (_, source) in enumerate(weak, 1)]
+        self._small_set = _StageOne([*stage_one, *direct, *weak_entries], named)
+        self._anchor_set = _StageOne([(key, source) for source, key in keys.items()][:primaries])
+        self._global_set = _StageOne(direct, named)
+        self._small_by_key = {key: tuple(found) for key, found in small.items()}
+        self._confirmed_keys = frozenset(small)
+        self._large_by_key = {key: tuple(found) for key, found in large.items()}
         self._radius = tuple(radius)
         self._overlap = overlap
 
@@ -213,16 +247,20 @@ class Engine:
             if not found:
                 return _NO_MATCH
             fired, triggers = self._small_set.read(found)
+            by_key = self._small_by_key
+            if fired.isdisjoint(self._confirmed_keys):  # only guards fired: nothing to confirm
+                return EngineMatch({}, frozenset(triggers)) if triggers else _NO_MATCH
         else:
             fired, triggers = self._global_set.read(self._global_set.match(encoded))
             blocks = self._locate_anchors(encoded, scale)
             fired.update(blocks)
+            by_key = self._large_by_key
         best: dict[int, tuple[int, int, int, int]] = {}  # rule -> (start, order, start, end)
         verdicts: dict[int, bool] = {}
         windows: dict[int, list[tuple[int, int]]] = {}
         whole = [(0, size)]
         for key in fired:
-            for pattern in self._by_key.get(key, ()):
+            for pattern in by_key.get(key, ()):
                 windowed = blocks is not None and pattern.anchor is not None
                 if not windowed and not pattern.needs <= fired:
                     continue

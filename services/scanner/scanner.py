@@ -24,12 +24,17 @@ and send it to bob@example.com", a retrieved web page may not. Rules may also ca
 `untrusted_confidence` that applies to tool/retrieval content, where any instruction to the
 model is already out of place. Everything else applies to every origin.
 
+Extra triggers. A caller may add named RE2 patterns of its own (`extra_triggers`) to the raw
+engine's first-stage set: `ScanResult.extra` names those that occurred. The gateway's in-process
+fast tier hands the secrets detectors' prefilters in this way, so one RE2 pass over the text
+serves both libraries.
+
 A `Scanner` is immutable after construction and safe to share across threads and tasks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +47,7 @@ from .rules import FAMILIES, Rule, load_rules
 
 DETECTOR_NAME = "scanner"
 
+_EXTRA = "extra:"
 _NORMALIZE_TRIGGERS = frozenset(normalize.TRIGGERS)
 _DECODE_TRIGGERS = frozenset(decode.TRIGGERS)
 
@@ -60,16 +66,21 @@ class ScanResult:
     """Noisy-OR of the findings' confidences, 0..1."""
     views: tuple[str, ...]
     """Views scanned besides "raw", e.g. ("normalized", "base64")."""
+    extra: frozenset[str] = frozenset()
+    """Names of the caller's extra triggers that occurred in the raw text."""
 
 
 _EMPTY = ScanResult((), 0.0, ())
 
 
-def _result(findings: dict[str, Finding], views: list[str]) -> ScanResult:
+def _result(
+    findings: dict[str, Finding], views: list[str], extra: frozenset[str] = frozenset()
+) -> ScanResult:
     ordered = tuple(
         sorted(findings.values(), key=lambda f: (-f.severity, -f.confidence, f.rule_id))
     )
-    return ScanResult(ordered, combine_confidences([f.confidence for f in ordered]), tuple(views))
+    score = combine_confidences([f.confidence for f in ordered])
+    return ScanResult(ordered, score, tuple(views), extra)
 
 
 class Scanner:
@@ -79,7 +90,9 @@ class Scanner:
 
     families: frozenset[str]
 
-    def __init__(self, rules: Sequence[Rule]) -> None:
+    def __init__(
+        self, rules: Sequence[Rule], extra_triggers: Mapping[str, str] | None = None
+    ) -> None:
         ids = [rule.id for rule in rules]
         if len(ids) != len(set(ids)):
             duplicates = sorted({i for i in ids if ids.count(i) > 1})
@@ -89,6 +102,7 @@ class Scanner:
         triggers = {f"normalize:{k}": v for k, v in normalize.TRIGGERS.items()}
         triggers |= {f"decode:{k}": v for k, v in decode.TRIGGERS.items()}
         triggers |= {f"detect:{k}": v for k, v in DETECTOR_TRIGGERS.items()}
+        triggers |= {f"{_EXTRA}{k}": v for k, v in (extra_triggers or {}).items()}
         self._raw = Engine([r for r in regex if "raw" in r.views], triggers)
         self._normalized = Engine(
             [r for r in regex if "normalized" in r.views and not r.case_sensitive],
@@ -99,9 +113,11 @@ class Scanner:
         self.families = frozenset(FAMILIES)
 
     @classmethod
-    def from_rule_files(cls, extra_paths: Sequence[Path] = ()) -> Scanner:
+    def from_rule_files(
+        cls, extra_paths: Sequence[Path] = (), extra_triggers: Mapping[str, str] | None = None
+    ) -> Scanner:
         """The bundled rules plus the given user rule files (same YAML schema)."""
-        return cls(load_rules(extra_paths, DETECTORS))
+        return cls(load_rules(extra_paths, DETECTORS), extra_triggers)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -117,6 +133,11 @@ class Scanner:
         triggers = raw.triggers
         if not raw.spans and not triggers:
             return _EMPTY
+        extra = frozenset(t[len(_EXTRA) :] for t in triggers if t.startswith(_EXTRA))
+        if extra:
+            triggers = triggers - {_EXTRA + name for name in extra}
+            if not raw.spans and not triggers:
+                return ScanResult((), 0.0, (), extra)
         hits: list[RegexHit] = []
         views: list[str] = []
         for index, (start, end) in raw.spans.items():
@@ -148,7 +169,7 @@ class Scanner:
             self._add(findings, hit.rule, origin, families, hit.view, hit.start, hit.end)
         detector_triggers = frozenset(t[7:] for t in triggers if t.startswith("detect:"))
         if not (hits or segments or detector_triggers):
-            return _result(findings, views)
+            return _result(findings, views, extra)
         context = ScanContext(
             text, origin, tuple(hits), tuple(segments), tuple(views), detector_triggers
         )
@@ -159,7 +180,7 @@ class Scanner:
                 self._add(findings, rule, origin, families, found.view, found.start, found.end)
                 break
 
-        return _result(findings, views)
+        return _result(findings, views, extra)
 
     def _decode(
         self,

@@ -77,7 +77,15 @@ class _Plan:
 class SecretsDetector:
     """Immutable after construction; safe to share across threads and async tasks."""
 
-    __slots__ = ("_by_set_index", "_detectors", "_infos", "_plans", "_prefilter")
+    __slots__ = (
+        "_by_name",
+        "_by_set_index",
+        "_detectors",
+        "_infos",
+        "_plans",
+        "_prefilter",
+        "_prefilter_match",
+    )
 
     def __init__(self, detectors: Mapping[str, Detector] = REGISTRY) -> None:
         self._detectors: tuple[Detector, ...] = tuple(detectors.values())
@@ -86,6 +94,8 @@ class SecretsDetector:
             prefilter.Add(detector.prefilter)
         prefilter.Compile()
         self._prefilter = prefilter
+        self._prefilter_match = prefilter._set.Match  # the binding itself: no per-call wrapper
+        self._by_name = {detector.info.name: detector for detector in self._detectors}
         self._by_set_index = {detector: i for i, detector in enumerate(self._detectors)}
         self._infos = {detector.info.name: detector.info for detector in self._detectors}
         self._plans: dict[tuple[Detector, ...], _Plan] = {}
@@ -98,6 +108,12 @@ class SecretsDetector:
     @property
     def kinds(self) -> tuple[KindInfo, ...]:
         return tuple(detector.info for detector in self._detectors)
+
+    @property
+    def prefilters(self) -> dict[str, str]:
+        """Kind -> the RE2 pattern every match of that kind's detector contains (its
+        prefilter), for a caller that matches them in an RE2 set of its own."""
+        return {detector.info.name: detector.prefilter for detector in self._detectors}
 
     def select(self, kinds: Collection[str] | None) -> tuple[Detector, ...]:
         """The detectors for `kinds` (all when None); ValueError names unknown kinds."""
@@ -142,9 +158,13 @@ class SecretsDetector:
             return []
         plan = self._plan(detectors)
         lo = view.to_byte(pos - plan.lookbehind) if pos > plan.lookbehind else 0
-        hits = self._prefilter.Match(view.data[lo:] if lo else view.data)
+        hits = self._prefilter_match(view.data[lo:] if lo else view.data)
         if not hits:
             return []
+        return self._run(view, plan, set(hits), pos)
+
+    def _run(self, view: TextView, plan: _Plan, hits: set[int], pos: int) -> list[Candidate]:
+        """The selected detectors whose prefilter entry is in `hits`, run on the text."""
         present = [(d, gated) for index, d, gated in plan.entries if index in hits]
         gated = [d for d, is_gated in present if is_gated]
         by_gated = dict(zip(gated, scan_gated(view, gated, pos), strict=True)) if gated else {}
@@ -178,6 +198,15 @@ class SecretsDetector:
     def detect(self, text: str, kinds: Collection[str] | None = None) -> list[Finding]:
         """Findings in text order, non-overlapping."""
         candidates = self.scan(text, self.select(kinds))
+        return self.findings(resolve_overlaps(candidates))
+
+    def detect_prefiltered(self, text: str, present: Collection[str]) -> list[Finding]:
+        """`detect` of every kind, when the caller has already matched `prefilters` on the
+        whole text: `present` names the kinds whose prefilter occurred."""
+        if not present or not text:
+            return []
+        hits = {self._by_set_index[self._by_name[name]] for name in present}
+        candidates = self._run(TextView(text), self._plan(self._detectors), hits, 0)
         return self.findings(resolve_overlaps(candidates))
 
     def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:

@@ -165,3 +165,23 @@ def test_short_and_long_texts_agree(scanner: Scanner) -> None:
         short = {f.rule_id for f in scanner.scan(phrase).findings if f.view == "raw"}
         long = scanner.scan(filler + "\n" + phrase)  # at the end: some patterns end with `$`
         assert short <= {f.rule_id for f in long.findings}, phrase
+
+
+def test_weak_anchors_are_matched_directly_on_short_texts(scanner: Scanner, engine: Engine) -> None:
+    # Patterns whose anchor is a common word are matched in the first-stage set on short
+    # texts; the results must still be exactly a whole-text search's.
+    weak = [p for p in _patterns(scanner) if plan(p).weak]
+    assert weak, "no bundled pattern has a weak anchor: this test no longer covers that path"
+    rng = random.Random(11)
+    base = benign_text(3000, seed=5)
+    for _ in range(20):
+        text = base
+        for phrase in rng.sample(ATTACK_PHRASES, 4):
+            at = rng.randrange(len(text))
+            text = text[:at] + "\n" + phrase + "\n" + text[at:]
+        assert len(text.encode()) <= DIRECT_LIMIT
+        found = engine.match(text)
+        assert found.spans == _reference(engine, text)
+        assert found.spans
+    for phrase in ATTACK_PHRASES:
+        assert engine.match(phrase).spans == _reference(engine, phrase), phrase
