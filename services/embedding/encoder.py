@@ -139,10 +139,8 @@ class Encoder:
 
     def _run(self, pieces: list[tuple[list[int], list[int]]]) -> np.ndarray:
         out = np.zeros((len(pieces), DIMENSIONS), dtype=np.float32)
-        order = sorted(range(len(pieces)), key=lambda i: len(pieces[i][0]))  # less padding
-        for start in range(0, len(order), self._batch_size):
-            chunk = order[start : start + self._batch_size]
-            width = max(len(pieces[i][0]) for i in chunk)
+        for chunk in _chunks([len(ids) for ids, _ in pieces], self._batch_size):
+            width = len(pieces[chunk[-1]][0])
             ids = np.zeros((len(chunk), width), dtype=np.int64)
             mask = np.zeros((len(chunk), width), dtype=np.int64)
             for row, i in enumerate(chunk):
@@ -158,6 +156,30 @@ class Encoder:
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             out[chunk] = pooled / np.clip(norms, 1e-12, None)
         return out
+
+
+PADDING_SLACK = 1.25
+"""A chunk's width (its longest piece) stays within this factor of its shortest piece's
+length (plus `PADDING_GRACE` tokens): the model computes every padded position, so one long
+text in a chunk of short ones would multiply the chunk's cost."""
+PADDING_GRACE = 8
+
+
+def _chunks(lengths: list[int], batch_size: int) -> list[list[int]]:
+    """Indices grouped into model calls: by ascending length, at most `batch_size` each, a
+    new chunk wherever the next piece would pad the chunk beyond `PADDING_SLACK`."""
+    chunks: list[list[int]] = []
+    for index in sorted(range(len(lengths)), key=lengths.__getitem__):
+        current = chunks[-1] if chunks else None
+        if (
+            current is None
+            or len(current) >= batch_size
+            or lengths[index] > lengths[current[0]] * PADDING_SLACK + PADDING_GRACE
+        ):
+            chunks.append([index])
+        else:
+            current.append(index)
+    return chunks
 
 
 def _spread(windows: list[Encoding], limit: int) -> list[Encoding]:

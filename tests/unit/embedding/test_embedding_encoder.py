@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from mithril.services.embedding import EmbeddingTiers
+from mithril.services.embedding.encoder import PADDING_GRACE, PADDING_SLACK, _chunks
 
 TEXTS = [
     "What is the capital of France?",
@@ -56,3 +57,27 @@ def test_matches_sentence_transformers(tiers: EmbeddingTiers) -> None:
     reference = model.encode(TEXTS, normalize_embeddings=True)
     cosine = (tiers.embed_sync(TEXTS) * reference).sum(axis=1)
     assert float(cosine.min()) >= 0.995, cosine  # int8 weights: measured 0.9985-0.9999
+
+
+@pytest.mark.parametrize("batch_size", [1, 4, 16])
+def test_chunks_bound_padding_and_size(batch_size: int) -> None:
+    rng = np.random.default_rng(3)
+    lengths = [int(n) for n in rng.integers(3, 257, size=200)] + [7] * 40
+    chunks = _chunks(lengths, batch_size)
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(len(lengths)))
+    for chunk in chunks:
+        assert 1 <= len(chunk) <= batch_size
+        widths = [lengths[i] for i in chunk]
+        assert widths == sorted(widths)
+        assert widths[-1] <= widths[0] * PADDING_SLACK + PADDING_GRACE
+    if batch_size > 1:  # equal lengths still share calls
+        assert any(len(chunk) == batch_size for chunk in chunks)
+
+
+def test_one_long_text_is_not_batched_with_short_ones(tiers: EmbeddingTiers) -> None:
+    texts = ["hi there"] * 7 + ["a long text " * 60]
+    together = tiers.encoder.encode(texts)
+    apart = np.vstack([tiers.encoder.encode([t]) for t in texts])
+    np.testing.assert_allclose(together, apart, atol=1e-5)
+    lengths = [len(tiers.encoder._truncating.encode(t).ids) for t in texts]
+    assert [len(c) for c in _chunks(lengths, 16)] == [7, 1]
