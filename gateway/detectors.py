@@ -123,7 +123,7 @@ class LocalDetectors:
         if SCANNER not in detectors:
             return tuple(self.secrets.detect(text)) if SECRETS in detectors else ()
         result = self.scanner.scan(text, origin)
-        if SECRETS not in detectors:
+        if SECRETS not in detectors or not result.extra:  # no prefilter hit: no secret
             return result.findings
         return result.findings + tuple(self.secrets.detect_prefiltered(text, result.extra))
 

@@ -96,12 +96,19 @@ class EngineMatch(NamedTuple):
 _NO_MATCH = EngineMatch({}, frozenset())
 
 
+def _nothing(_data: bytes | memoryview) -> list[int]:
+    return []
+
+
 class _StageOne:
     """One compiled `re2.Set`: entry `i` below `trigger_start` stands for stage-1 key
     `keys[i]` (an anchor, a guard or a directly matched pattern), the rest for the named
     triggers."""
 
-    __slots__ = ("_match", "keys", "names", "trigger_start")
+    __slots__ = ("keys", "match", "names", "trigger_start")
+
+    match: Callable[[bytes | memoryview], list[int]]
+    """Indices of the entries that match (the RE2 binding itself: no per-call wrapper)."""
 
     def __init__(
         self, entries: Sequence[tuple[int, str]], triggers: Mapping[str, str] | None = None
@@ -110,7 +117,7 @@ class _StageOne:
         self.keys = tuple(key for key, _ in entries)
         self.trigger_start = len(entries)
         self.names = tuple(triggers)
-        self._match: Callable[[bytes | memoryview], list[int] | None] | None = None
+        self.match = _nothing
         everything = [*(source for _, source in entries), *triggers.values()]
         if everything:
             compiled = re2.Set.SearchSet(_options())
@@ -123,11 +130,7 @@ class _StageOne:
                 compiled.Compile()
             except re2.error as exc:
                 raise EngineError("cannot compile a rule set") from exc
-            self._match = compiled._set.Match  # the binding itself: no per-call wrapper
-
-    def match(self, data: bytes | memoryview) -> list[int]:
-        """Indices of the entries that match."""
-        return (self._match(data) or []) if self._match is not None else []
+            self.match = compiled._set.Match
 
     def read(self, found: list[int]) -> tuple[set[int], list[str]]:
         """The stage-1 keys and the trigger names the matched entries stand for."""
@@ -141,13 +144,13 @@ class Engine:
 
     __slots__ = (
         "_anchor_set",
-        "_confirmed_keys",
         "_global_set",
         "_large_by_key",
         "_overlap",
         "_radius",
         "_rules",
         "_small_by_key",
+        "_small_decisive",
         "_small_set",
     )
 
@@ -225,7 +228,13 @@ class Engine:
         self._anchor_set = _StageOne([(key, source) for source, key in keys.items()][:primaries])
         self._global_set = _StageOne(direct, named)
         self._small_by_key = {key: tuple(found) for key, found in small.items()}
-        self._confirmed_keys = frozenset(small)
+        # First-stage entries that can lead somewhere: a pattern to confirm or a trigger.
+        small_set = self._small_set
+        self._small_decisive = frozenset(
+            entry
+            for entry in range(small_set.trigger_start + len(small_set.names))
+            if entry >= small_set.trigger_start or small_set.keys[entry] in small
+        )
         self._large_by_key = {key: tuple(found) for key, found in large.items()}
         self._radius = tuple(radius)
         self._overlap = overlap
@@ -246,10 +255,10 @@ class Engine:
             found = self._small_set.match(encoded)
             if not found:
                 return _NO_MATCH
+            if self._small_decisive.isdisjoint(found):  # only guards: nothing to confirm
+                return _NO_MATCH
             fired, triggers = self._small_set.read(found)
             by_key = self._small_by_key
-            if fired.isdisjoint(self._confirmed_keys):  # only guards fired: nothing to confirm
-                return EngineMatch({}, frozenset(triggers)) if triggers else _NO_MATCH
         else:
             fired, triggers = self._global_set.read(self._global_set.match(encoded))
             blocks = self._locate_anchors(encoded, scale)
