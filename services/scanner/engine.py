@@ -38,12 +38,13 @@ searched over at most the whole text once. Ordinary text wakes up a few patterns
 rare anchors; adversarial text stuffed with every anchor costs one pass per pattern, which is
 still linear. Nothing here uses Python's `re`: RE2 guarantees linear time on any input.
 
-An `Engine` is immutable after construction; RE2 objects are safe to share across threads.
+An `Engine`'s rules and sets are immutable after construction (its only state is a cache of
+per-scope filters, filled idempotently); RE2 objects are safe to share across threads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -60,6 +61,9 @@ DIRECT_LIMIT = 32 * 1024
 """Texts up to this many UTF-8 bytes go through one set and whole-text searches."""
 BLOCK = 8 * 1024
 """Bytes per block when locating anchors in longer texts."""
+MAX_SCOPES = 256
+"""Scopes (what a caller wants, e.g. an origin and families) whose first-stage filter is
+cached; past this, further scopes work theirs out on each call."""
 
 
 class EngineError(RuntimeError):
@@ -144,6 +148,7 @@ class Engine:
 
     __slots__ = (
         "_anchor_set",
+        "_decisive_by_scope",
         "_global_set",
         "_large_by_key",
         "_overlap",
@@ -228,6 +233,7 @@ class Engine:
         self._anchor_set = _StageOne([(key, source) for source, key in keys.items()][:primaries])
         self._global_set = _StageOne(direct, named)
         self._small_by_key = {key: tuple(found) for key, found in small.items()}
+        self._decisive_by_scope: dict[Hashable, frozenset[int]] = {}
         # First-stage entries that can lead somewhere: a pattern to confirm or a trigger.
         small_set = self._small_set
         self._small_decisive = frozenset(
@@ -243,8 +249,17 @@ class Engine:
     def rules(self) -> tuple[Rule, ...]:
         return self._rules
 
-    def match(self, text: str, wanted: Callable[[Rule], bool] | None = None) -> EngineMatch:
-        """Rules (those `wanted` accepts; all by default) that match `text`, and triggers."""
+    def match(
+        self,
+        text: str,
+        wanted: Callable[[Rule], bool] | None = None,
+        scope: Hashable | None = None,
+    ) -> EngineMatch:
+        """Rules (those `wanted` accepts; all by default) that match `text`, and triggers.
+
+        `scope` names what `wanted` accepts (the same scope, the same answers), so the
+        first-stage entries that only lead to unwanted rules are worked out once per scope.
+        """
         if not text:
             return _NO_MATCH
         encoded = text.encode("utf-8")
@@ -255,7 +270,12 @@ class Engine:
             found = self._small_set.match(encoded)
             if not found:
                 return _NO_MATCH
-            if self._small_decisive.isdisjoint(found):  # only guards: nothing to confirm
+            decisive = (
+                self._small_decisive
+                if wanted is None or scope is None
+                else self._decisive_in(scope, wanted)
+            )
+            if decisive.isdisjoint(found):  # only guards or unwanted rules: nothing to do
                 return _NO_MATCH
             fired, triggers = self._small_set.read(found)
             by_key = self._small_by_key
@@ -301,6 +321,24 @@ class Engine:
             for rule, found_at in sorted(best.items())
         }
         return EngineMatch(spans, frozenset(triggers))
+
+    def _decisive_in(self, scope: Hashable, wanted: Callable[[Rule], bool]) -> frozenset[int]:
+        """`_small_decisive` without the entries whose patterns are all unwanted (cached)."""
+        decisive = self._decisive_by_scope.get(scope)
+        if decisive is None:
+            small_set, rules = self._small_set, self._rules
+            decisive = frozenset(
+                entry
+                for entry in self._small_decisive
+                if entry >= small_set.trigger_start
+                or any(
+                    wanted(rules[pattern.rule])
+                    for pattern in self._small_by_key[small_set.keys[entry]]
+                )
+            )
+            if len(self._decisive_by_scope) < MAX_SCOPES:
+                self._decisive_by_scope[scope] = decisive
+        return decisive
 
     def _locate_anchors(self, encoded: bytes, scale: int) -> dict[int, list[int]]:
         """Anchor entry (= its key) -> ascending numbers of the blocks where it occurs.

@@ -129,7 +129,8 @@ class Scanner:
         origin: Origin = Origin.USER,
         families: Collection[str] | None = None,
     ) -> ScanResult:
-        raw = self._raw.match(text, lambda rule: self._wanted(rule, origin, families))
+        scope = (origin, None if families is None else frozenset(families))
+        raw = self._raw.match(text, lambda rule: self._wanted(rule, origin, families), scope)
         triggers = raw.triggers
         if not raw.spans and not triggers:
             return _EMPTY
