@@ -7,9 +7,11 @@ import re2
 from measure_latency import adversarial_inputs  # this folder is on sys.path under pytest
 
 from mithril.benchmark.latency import benign_text
+from mithril.domain import Origin
 from mithril.services.scanner import Scanner, normalize
 from mithril.services.scanner.anchors import BOUNDARY, GAPS, Plan, anchor_pattern, plan
 from mithril.services.scanner.engine import BLOCK, DIRECT_LIMIT, Engine
+from mithril.services.scanner.rules import Rule
 
 _UNANCHORED = re2._Anchor.UNANCHORED
 
@@ -185,3 +187,19 @@ def test_weak_anchors_are_matched_directly_on_short_texts(scanner: Scanner, engi
         assert found.spans
     for phrase in ATTACK_PHRASES:
         assert engine.match(phrase).spans == _reference(engine, phrase), phrase
+
+
+def test_scoped_passes_agree_with_unscoped_ones(engine: Engine) -> None:
+    # A scope lets the engine drop, once, the first-stage entries that lead only to
+    # unwanted rules; what it reports must not change.
+    texts = [*ATTACK_PHRASES, *(benign_text(300, seed) for seed in range(10))]
+    texts.append("How do I bake bread?\nWhat is the capital of France?")
+    for origin in Origin:
+        for families in (None, frozenset({"indirect"}), frozenset({"jailbreak", "override"})):
+
+            def wanted(rule: Rule, origin: Origin = origin, families=families) -> bool:  # type: ignore[no-untyped-def]
+                return rule.applies_to(origin) and (families is None or rule.family in families)
+
+            for text in texts:
+                scoped = engine.match(text, wanted, scope=(origin, families))
+                assert scoped == engine.match(text, wanted), (origin, families, text)
