@@ -33,6 +33,7 @@ checked for every source.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
@@ -68,6 +69,9 @@ class Row:
     split: str
     category: str = ""
     origin: Origin = Origin.USER
+    contested: bool = False
+    """A benign row whose opening the same source also labels as an attack (see
+    `mark_contested`)."""
 
 
 @dataclass(slots=True)
@@ -83,6 +87,9 @@ class SplitResult:
     fp: int = 0
     tn: int = 0
     fn: int = 0
+    contested: int = 0
+    """Benign rows whose opening the source also labels as an attack."""
+    contested_fp: int = 0
     misses_by_category: dict[str, int] = field(default_factory=dict)
     attacks_by_category: dict[str, int] = field(default_factory=dict)
     false_positive_rules: dict[str, int] = field(default_factory=dict)
@@ -94,6 +101,12 @@ class SplitResult:
     @property
     def fpr(self) -> float | None:
         return self.fp / self.benign if self.benign else None
+
+    @property
+    def fpr_uncontested(self) -> float | None:
+        """FPR over the benign rows the source does not also label as attacks."""
+        benign = self.benign - self.contested
+        return (self.fp - self.contested_fp) / benign if benign else None
 
     @property
     def precision(self) -> float | None:
@@ -108,7 +121,13 @@ class SplitResult:
 
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
-        data.update(tpr=self.tpr, fpr=self.fpr, precision=self.precision, f1=self.f1)
+        data.update(
+            tpr=self.tpr,
+            fpr=self.fpr,
+            fpr_uncontested=self.fpr_uncontested,
+            precision=self.precision,
+            f1=self.f1,
+        )
         return data
 
 
@@ -264,13 +283,37 @@ def _jsonl(path: Path) -> Iterator[dict]:
                 yield json.loads(line)
 
 
+OPENING_CHARS = 120
+"""How much of a text's start (whitespace collapsed, case folded) names its template."""
+
+
+def _opening(text: str) -> str:
+    return " ".join(text.split()).casefold()[:OPENING_CHARS]
+
+
+def mark_contested(rows: list[Row]) -> list[Row]:
+    """Flag the benign rows whose opening is also the opening of an attack row of the same
+    source: the source labels one template both ways (neuralchemy, for one, labels the
+    same adaptive-attack jailbreak template benign 16 times and attack 28 times). Such rows
+    stay in every figure; the reports add an FPR without them beside the FPR with them.
+    Applied to sources of labelled rows only (BIPIA builds its attacks into its clean
+    contexts, so their openings are shared by construction)."""
+    attack_openings = {_opening(row.text) for row in rows if row.label}
+    return [
+        dataclasses.replace(row, contested=True)
+        if not row.label and _opening(row.text) in attack_openings
+        else row
+        for row in rows
+    ]
+
+
 def _own_split(path: Path, category_key: str | None) -> list[Row]:
     rows = []
     for item in _jsonl(path):
         split = DEV if item.get("split") == "train" else HELD_OUT
         category = str(item.get(category_key, "")) if category_key else ""
         rows.append(Row(item["text"], int(item["label"]), split, category))
-    return rows
+    return mark_contested(rows)
 
 
 def _hashed_split(path: Path, category_key: str | None, placeholder: bool = False) -> list[Row]:
@@ -282,7 +325,7 @@ def _hashed_split(path: Path, category_key: str | None, placeholder: bool = Fals
             text = text.replace("[INSERT PROMPT HERE]", GPTFUZZ_PLACEHOLDER)
         category = str(item.get(category_key, "")) if category_key else ""
         rows.append(Row(text, int(item["label"]), split, category))
-    return rows
+    return mark_contested(rows)
 
 
 def _insert(context: str, attack: str, key: str) -> str:
@@ -407,8 +450,10 @@ def run_detection(
                     misses[row.split][row.category or "-"] += 1
             else:
                 result.benign += 1
+                result.contested += row.contested
                 if flagged:
                     result.fp += 1
+                    result.contested_fp += row.contested
                     fp_rules[row.split].update({f.rule_id for f in findings})
                 else:
                     result.tn += 1
@@ -438,6 +483,9 @@ def run_detection(
         f"BIPIA: each context embeds {BIPIA_ATTACKS_PER_CONTEXT} attacks (start/middle/end) "
         "and is also kept clean as a benign row; scanned as Origin.RETRIEVAL.",
         "jbb-artifacts misses are broken down by attack method (GCG, PAIR, DSN, ...).",
+        f"contested = benign rows whose first {OPENING_CHARS} characters (whitespace collapsed,"
+        " case folded) open an attack row of the same source: the source labels that template"
+        " both ways. They count in FPR; 'FPR uncontested' leaves them out.",
     ]
     return DetectionReport(results, threshold, time.perf_counter() - started, notes, tables)
 
@@ -461,13 +509,15 @@ def format_markdown(report: DetectionReport) -> str:
             "",
             f"## {split.replace('_', '-')}",
             "",
-            "| source | rows | attacks | benign | TPR | FPR | precision | F1 |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            "| source | rows | attacks | benign | TPR | FPR | precision | F1 | contested"
+            " | FPR uncontested |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for r in (r for r in report.results if r.split == split):
             lines.append(
                 f"| {r.source} | {r.rows} | {r.attacks} | {r.benign} | {_pct(r.tpr)} | "
-                f"{_pct(r.fpr)} | {_pct(r.precision)} | {_pct(r.f1)} |"
+                f"{_pct(r.fpr)} | {_pct(r.precision)} | {_pct(r.f1)} | {r.contested} | "
+                f"{_pct(r.fpr_uncontested)} |"
             )
     lines += _tier_markdown(report)
     lines += ["", "## Misses by category (held-out)", ""]
