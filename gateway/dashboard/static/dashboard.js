@@ -37,28 +37,7 @@
     status.classList.toggle("error", Boolean(isError));
   }
 
-  async function api(path) {
-    const response = await fetch(path, {
-      credentials: "same-origin",
-      headers: { Accept: "application/json" },
-      cache: "no-store",
-    });
-    if (response.status === 401 || response.status === 403) {
-      window.location.reload(); // the session ended: back to the login form
-      throw new Error("signed out");
-    }
-    let body = null;
-    try {
-      body = await response.json();
-    } catch (_) {
-      body = null;
-    }
-    if (!response.ok) {
-      const message = body && body.error && body.error.message;
-      throw new Error(message || "HTTP " + response.status);
-    }
-    return body;
-  }
+  const api = window.mithril.api; // api.js
 
   function filterParams() {
     const params = new URLSearchParams();

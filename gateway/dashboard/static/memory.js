@@ -66,36 +66,7 @@
     box.hidden = !message;
   }
 
-  async function api(path, options) {
-    const init = {
-      method: (options && options.method) || "GET",
-      credentials: "same-origin",
-      headers: { Accept: "application/json" },
-      cache: "no-store",
-    };
-    if (options && options.body !== undefined) {
-      init.headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(options.body);
-    }
-    const response = await fetch(path, init);
-    if (response.status === 401) {
-      window.location.reload(); // the session ended: back to the login form
-      throw new Error("signed out");
-    }
-    let body = null;
-    try {
-      body = await response.json();
-    } catch (_) {
-      body = null;
-    }
-    if (!response.ok) {
-      const message = body && body.error && body.error.message;
-      const error = new Error(message || "HTTP " + response.status);
-      error.status = response.status;
-      throw error;
-    }
-    return body;
-  }
+  const api = window.mithril.api; // api.js
 
   function cell(row, className, content) {
     const td = el("td", className);
