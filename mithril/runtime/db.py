@@ -4,10 +4,12 @@ creation that several processes starting together cannot race."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Dialect, Engine, make_url
 
@@ -56,10 +58,21 @@ def create_engine(url: str, *, purpose: str) -> Engine:
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
     elif backend != "postgresql":
         raise ValueError(f"unsupported {purpose} URL {parsed.render_as_string()!r}")
-    engine = sa.create_engine(url, **kwargs)
+    engine = sa.create_engine(url, json_serializer=_json_dumps, **kwargs)
     if backend == "sqlite":
         sa.event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def _json_dumps(value: Any) -> str:
+    """JSON columns written through orjson (several times faster than `json` per row: the
+    event log writes four per decision); what orjson refuses (integers beyond 64 bits,
+    non-string keys) falls back to `json`. Reads stay with `json`, which keeps big integers
+    exact where orjson would turn them into floats."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value)
 
 
 def create_tables(engine: Engine, metadata: sa.MetaData, lock_key: int) -> None:

@@ -3,6 +3,7 @@ services it calls; no span holds the claim or the credential planted in it."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import httpx
@@ -31,16 +32,23 @@ async def test_remember_is_one_trace_across_services_and_holds_no_text(
         )
     assert response.status_code == 200
     decision_id = response.json()["decision"]["decision_id"]
-    finished = spans.get_finished_spans()
-    (gate,) = [
-        s
-        for s in finished
-        if s.name == "/mithril.memorygate.v1.MemoryGateService/Remember"
-        and s.kind.name == "SERVER"
-        and (s.attributes or {}).get(attributes.DECISION_ID) == decision_id
-    ]
-    trace = [s for s in finished if s.context.trace_id == gate.context.trace_id]
-    names = {s.name for s in trace}
+    # The gateway ends its HTTP span once the last body message is sent, which can be just
+    # after the client has the response: wait for it rather than race it.
+    deadline = asyncio.get_running_loop().time() + 10
+    while True:
+        finished = spans.get_finished_spans()
+        (gate,) = [
+            s
+            for s in finished
+            if s.name == "/mithril.memorygate.v1.MemoryGateService/Remember"
+            and s.kind.name == "SERVER"
+            and (s.attributes or {}).get(attributes.DECISION_ID) == decision_id
+        ]
+        trace = [s for s in finished if s.context.trace_id == gate.context.trace_id]
+        names = {s.name for s in trace}
+        if "POST /v1/memory/remember" in names or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.05)
     assert "POST /v1/memory/remember" in names  # the gateway's HTTP span is the root
     # The claim and its metadata are guarded in one call: Detect or DetectBatch.
     assert names & {
