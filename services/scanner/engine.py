@@ -185,10 +185,11 @@ class Engine:
             if plan.anchor is not None:
                 keys.setdefault(anchors.anchor_pattern(plan.anchor), len(keys))
         primaries = len(keys)
+        guard_keys: set[int] = set()
         for *_, plan, _ in compiled:
             if plan.anchor is not None and not plan.weak:
                 for guard in plan.guards:
-                    keys.setdefault(anchors.anchor_pattern(guard), len(keys))
+                    guard_keys.add(keys.setdefault(anchors.anchor_pattern(guard), len(keys)))
         direct: list[tuple[int, str]] = []
         weak: list[tuple[int, str]] = []
         radius: list[int | None] = [0] * primaries
@@ -211,8 +212,8 @@ class Engine:
                 _Pattern(index, regex, frozenset({anchor}), anchor, order)
             )
             if plan.weak:
-                weak.append((index, source))
-                key = -len(weak)  # below every anchor key: short texts only
+                key = -1 - len(weak)  # below every anchor key: short texts only
+                weak.append((key, source))
                 small[key] = [_Pattern(index, regex, frozenset({key}), None, order)]
             else:
                 needs = {anchor, *(keys[anchors.anchor_pattern(g)] for g in plan.guards)}
@@ -221,15 +222,9 @@ class Engine:
                 )
         named = dict(triggers or {})
         # An anchor only weak patterns use is not needed on short texts.
-        wanted_keys = {key for key in small if key >= 0} | {
-            keys[anchors.anchor_pattern(g)]
-            for *_, plan, _ in compiled
-            if plan.anchor is not None and not plan.weak
-            for g in plan.guards
-        }
+        wanted_keys = {key for key in small if key >= 0} | guard_keys
         stage_one = [(key, source) for source, key in keys.items() if key in wanted_keys]
-        weak_entries = [(-number, source) for number, (_, source) in enumerate(weak, 1)]
-        self._small_set = _StageOne([*stage_one, *direct, *weak_entries], named)
+        self._small_set = _StageOne([*stage_one, *direct, *weak], named)
         self._anchor_set = _StageOne([(key, source) for source, key in keys.items()][:primaries])
         self._global_set = _StageOne(direct, named)
         self._small_by_key = {key: tuple(found) for key, found in small.items()}

@@ -78,12 +78,11 @@ class SecretsDetector:
     """Immutable after construction; safe to share across threads and async tasks."""
 
     __slots__ = (
-        "_by_name",
         "_by_set_index",
         "_detectors",
+        "_index_by_kind",
         "_infos",
         "_plans",
-        "_prefilter",
         "_prefilter_match",
     )
 
@@ -93,10 +92,9 @@ class SecretsDetector:
         for detector in self._detectors:
             prefilter.Add(detector.prefilter)
         prefilter.Compile()
-        self._prefilter = prefilter
         self._prefilter_match = prefilter._set.Match  # the binding itself: no per-call wrapper
-        self._by_name = {detector.info.name: detector for detector in self._detectors}
         self._by_set_index = {detector: i for i, detector in enumerate(self._detectors)}
+        self._index_by_kind = {d.info.name: i for i, d in enumerate(self._detectors)}
         self._infos = {detector.info.name: detector.info for detector in self._detectors}
         self._plans: dict[tuple[Detector, ...], _Plan] = {}
 
@@ -205,7 +203,7 @@ class SecretsDetector:
         whole text: `present` names the kinds whose prefilter occurred."""
         if not present or not text:
             return []
-        hits = {self._by_set_index[self._by_name[name]] for name in present}
+        hits = {self._index_by_kind[name] for name in present}
         candidates = self._run(TextView(text), self._plan(self._detectors), hits, 0)
         return self.findings(resolve_overlaps(candidates))
 
