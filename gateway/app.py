@@ -3,23 +3,44 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from fastapi.telemetry import TelemetryConfig
 from prometheus_client import make_asgi_app
+from starlette.types import ASGIApp
 
 import mithril
 from mithril.gateway.body import BodySizeLimit
 from mithril.gateway.components import Components
+from mithril.gateway.direct import DirectRoutes
 from mithril.gateway.errors import install_error_handlers
 from mithril.gateway.http_telemetry import HttpTelemetry
 from mithril.gateway.openai import routes as openai_routes
 from mithril.gateway.routes import admin, memory, scan
 
+NATIVE_TELEMETRY_OFF: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
 
-def create_app(components: Components) -> FastAPI:
-    settings = components.settings
+
+def create_app(components: Components) -> ASGIApp:
+    """Telemetry, then the body limit, then the OpenAI routes served directly, then the
+    FastAPI app for everything else (`gateway/direct.py` says why)."""
+    api = create_api(components)
+    direct = DirectRoutes(api, openai_routes.DIRECT)
+    return HttpTelemetry(BodySizeLimit(direct, max_bytes=components.settings.max_body_bytes))
+
+
+def create_api(components: Components) -> FastAPI:
+    """The FastAPI app: every route, the error envelope, `/metrics`, the dashboard."""
     app = FastAPI(
-        title="Mithril gateway", version=mithril.__version__, docs_url=None, redoc_url=None
+        title="Mithril gateway",
+        version=mithril.__version__,
+        docs_url=None,
+        redoc_url=None,
+        # HttpTelemetry is the gateway's one HTTP instrumentation. FastAPI's built-in
+        # telemetry would add a second server span (and operation spans) to every request
+        # once a tracer provider is installed, and costs a provider lookup per request even
+        # when none is.
+        telemetry=NATIVE_TELEMETRY_OFF,
     )
-    app.state.settings = settings
+    app.state.settings = components.settings
     app.state.firewall = components.firewall
     app.state.policy_book = components.policy_book
     app.state.upstream = components.upstream
@@ -40,6 +61,4 @@ def create_app(components: Components) -> FastAPI:
         return {"status": "ok"}
 
     app.mount("/metrics", make_asgi_app())
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    app.add_middleware(HttpTelemetry)
     return app

@@ -67,7 +67,7 @@ def service_policy(book: PolicyBook, settings: GatewaySettings) -> Policy:
     """The policy of FirewallService callers (internal services): tenant `default`'s
     /v1/scan policy when the book has that tenant, else the settings' mode and threshold."""
     try:
-        return book.resolve(Tenant("default"), "/v1/scan").decision_policy()
+        return book.resolve(Tenant("default"), "/v1/scan").decision_policy
     except KeyError:
         return Policy(Mode(settings.mode), settings.threshold)
 

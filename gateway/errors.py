@@ -50,27 +50,27 @@ def _param(location: tuple[Any, ...]) -> str | None:
     return ".".join(parts) or None
 
 
-def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(ApiError)
-    async def api_error(_: Request, exc: ApiError) -> Response:
+def _validation_response(exc: RequestValidationError) -> Response:
+    problems = exc.errors()
+    first = problems[0] if problems else {}
+    if first.get("type") == "json_invalid":
+        return error_response(
+            ApiError(400, "the request body is not valid JSON", code="invalid_json")
+        )
+    location = tuple(first.get("loc", ()))
+    message = f"{_param(location) or 'body'}: {first.get('msg', 'invalid value')}"
+    if len(problems) > 1:
+        message += f" (and {len(problems) - 1} more problem(s))"
+    return error_response(ApiError(400, message, code="invalid_value", param=_param(location)))
+
+
+def render_error(exc: Exception) -> Response:
+    """The envelope a client sees for `exc`, whichever way the request was dispatched."""
+    if isinstance(exc, ApiError):
         return error_response(exc)
-
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(_: Request, exc: RequestValidationError) -> Response:
-        problems = exc.errors()
-        first = problems[0] if problems else {}
-        if first.get("type") == "json_invalid":
-            return error_response(
-                ApiError(400, "the request body is not valid JSON", code="invalid_json")
-            )
-        location = tuple(first.get("loc", ()))
-        message = f"{_param(location) or 'body'}: {first.get('msg', 'invalid value')}"
-        if len(problems) > 1:
-            message += f" (and {len(problems) - 1} more problem(s))"
-        return error_response(ApiError(400, message, code="invalid_value", param=_param(location)))
-
-    @app.exception_handler(ServiceUnavailableError)
-    async def unavailable(_: Request, exc: ServiceUnavailableError) -> Response:
+    if isinstance(exc, RequestValidationError):
+        return _validation_response(exc)
+    if isinstance(exc, ServiceUnavailableError):
         return error_response(
             ApiError(
                 503,
@@ -79,14 +79,23 @@ def install_error_handlers(app: FastAPI) -> None:
                 code=f"{exc.service}_unavailable",
             )
         )
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> Response:
+    if isinstance(exc, StarletteHTTPException):
         kind = "not_found_error" if exc.status_code == 404 else "invalid_request_error"
         return error_response(ApiError(exc.status_code, str(exc.detail), type_=kind))
+    return error_response(
+        ApiError(500, "internal error; see the gateway log", type_="server_error")
+    )
 
-    @app.exception_handler(Exception)
-    async def unexpected(_: Request, exc: Exception) -> Response:
-        return error_response(
-            ApiError(500, "internal error; see the gateway log", type_="server_error")
-        )
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def handler(_: Request, exc: Exception) -> Response:
+        return render_error(exc)
+
+    for kind in (
+        ApiError,
+        RequestValidationError,
+        ServiceUnavailableError,
+        StarletteHTTPException,
+        Exception,
+    ):
+        app.add_exception_handler(kind, handler)

@@ -21,6 +21,7 @@ from mithril.gateway.cascade import LearnedTiers, escalate
 from mithril.gateway.decision import Action, Decision, Mode, Policy, decide
 from mithril.gateway.detectors import Analysis, Detectors, Redaction, ServiceUnavailableError
 from mithril.runtime import attributes, telemetry
+from mithril.runtime.aio import gather_all
 from mithril.runtime.telemetry import text_fingerprint, tracer
 
 _log = logging.getLogger(__name__)
@@ -89,10 +90,10 @@ class Firewall:
             span.set_attribute(attributes.DIRECTION, direction)
             span.set_attribute(attributes.MODE, policy.mode.value)
             span.set_attribute(attributes.TEXT_LENGTH, sum(len(m.content) for m in messages))
-            if len(messages) == 1:
+            if len(messages) == 1 and telemetry.recording():
                 span.set_attribute(attributes.TEXT_SHA256, text_fingerprint(messages[0].content))
-            analyses = await asyncio.gather(
-                *(self._analyse(m.content, m.origin, policy) for m in messages)
+            analyses = await gather_all(
+                self._analyse(m.content, m.origin, policy) for m in messages
             )
             unavailable = tuple(sorted({name for a in analyses for name in a.unavailable}))
             for service in unavailable:

@@ -8,7 +8,6 @@ nothing. Monitor mode always behaves as `log`. Findings are recorded in every mo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from mithril.domain import Finding
 from mithril.gateway.decision import Decision, Policy, decide
 from mithril.gateway.detectors import Redaction
+from mithril.runtime.aio import gather_all
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +89,7 @@ async def scan_response(
 ) -> OutputVerdict:
     """Scan every field; in redact or block mode rewrite `body` in place."""
     fields = [field for field in response_fields(body) if field.text]
-    redactions: list[Redaction] = list(
-        await asyncio.gather(*(redact(field.text, kinds) for field in fields))
-    )
+    redactions: list[Redaction] = await gather_all(redact(field.text, kinds) for field in fields)
     findings = tuple(f for redaction in redactions for f in redaction.findings)
     decision = decide(findings, policy)
     blocked = output_mode == "block" and decision.flagged

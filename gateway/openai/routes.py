@@ -149,7 +149,7 @@ async def scan_input(
     result = await firewall.scan_messages(
         [MessageInput(s.origin, s.text) for s in segments],
         direction="input",
-        policy=caller.policy.decision_policy(),
+        policy=caller.policy.decision_policy,
     )
     decision = result.decision
     # The excerpt and the error's `param` point at the segment that weighed most.
@@ -430,10 +430,18 @@ async def _pass_through(
 
 
 # Plain Starlette routes: these endpoints read and forward raw bodies, so FastAPI's
-# parameter solving would only add per-request cost.
+# parameter solving would only add per-request cost. The gateway serves the same endpoints
+# ahead of FastAPI (`gateway/direct.py`); the routes stay registered so that other methods
+# on these paths still get FastAPI's 405 in the envelope.
 ROUTES = [
     Route(CHAT, chat_completions, methods=["POST"]),
     Route(COMPLETIONS, completions, methods=["POST"]),
     Route(EMBEDDINGS, embeddings, methods=["POST"]),
     Route("/v1/models", models, methods=["GET"]),
 ]
+DIRECT = {
+    ("POST", CHAT): chat_completions,
+    ("POST", COMPLETIONS): completions,
+    ("POST", EMBEDDINGS): embeddings,
+    ("GET", "/v1/models"): models,
+}

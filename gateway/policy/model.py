@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import functools
 import re
 from typing import Annotated, Literal
 from urllib.parse import urlsplit
@@ -263,8 +264,10 @@ class RoutePolicy(PolicyLayer):
         """The listed detectors this build can run (the others are skipped)."""
         return frozenset(d for d in self.detectors if detector_available(d))
 
+    @functools.cached_property
     def decision_policy(self) -> Policy:
-        """The input decision's policy: mode, threshold and the detectors to run."""
+        """The input decision's policy: mode, threshold and the detectors to run (built
+        once: a resolved policy is frozen and cached by the book)."""
         return Policy(Mode(self.mode), self.threshold, self.runnable_detectors, self.judge_band)
 
     @property

@@ -71,7 +71,7 @@ async def scan(body: ScanBody, request: Request) -> Response:
         Origin[body.origin.upper()],
         body.direction,
         Mode(body.mode) if body.mode else None,
-        policy=caller.policy.decision_policy(),
+        policy=caller.policy.decision_policy,
     )
     record(
         request,

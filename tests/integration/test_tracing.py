@@ -73,3 +73,17 @@ async def test_failed_call_span_records_status(services, channel_to, spans) -> N
     ]
     assert span.status.status_code is StatusCode.ERROR
     assert span.attributes["rpc.service"] == "mithril.scanner.v1.ScannerService"
+
+
+async def test_one_http_server_span_per_request(gateway_http, spans) -> None:
+    """The gateway's own telemetry middleware is the only HTTP instrumentation: the web
+    framework's built-in spans would double every request in the trace backend."""
+    response = await gateway_http.post("/v1/scan", json={"text": "What is the capital of Peru?"})
+    assert response.status_code == 200
+    finished = spans.get_finished_spans()
+    http_servers = [
+        s for s in finished if s.kind.name == "SERVER" and not s.name.startswith("/mithril.")
+    ]
+    assert [s.name for s in http_servers] == ["POST /v1/scan"]
+    assert http_servers[0].parent is None
+    assert {s.instrumentation_scope.name for s in finished} & {"fastapi"} == set()

@@ -116,7 +116,7 @@ def test_effective_policies_are_immutable(book: PolicyBook) -> None:
 )
 def test_modes_map_onto_the_decision(mode: str, decision: Policy, output_mode: str) -> None:
     policy = RoutePolicy.model_validate({"mode": mode, "detectors": ["scanner", "judge"]})
-    assert policy.decision_policy() == decision
+    assert policy.decision_policy == decision
     assert policy.output_mode == output_mode
     assert policy.monitor is (mode == "monitor")
 
