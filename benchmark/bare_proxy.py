@@ -15,6 +15,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from mithril.gateway.openai.upstream import Target, Upstream, response_headers
+from mithril.runtime.heap import settle_heap
 
 
 def create_app(upstream_url: str) -> Starlette:
@@ -48,8 +49,10 @@ def create_app(upstream_url: str) -> Starlette:
 
 def main() -> None:
     port, upstream_url = int(sys.argv[1]), sys.argv[2]
+    app = create_app(upstream_url)
+    settle_heap()  # as the gateway does after start-up, so the comparison stays even
     uvicorn.run(
-        create_app(upstream_url),
+        app,
         host="127.0.0.1",
         port=port,
         loop="uvloop",

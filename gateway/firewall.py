@@ -86,12 +86,8 @@ class Firewall:
         policy = self._policy(mode, policy)
         started = time.perf_counter()
         with telemetry.span(_tracer, "mithril.firewall.decide") as span:
-            span.set_attribute(attributes.SERVICE, "gateway")
-            span.set_attribute(attributes.DIRECTION, direction)
-            span.set_attribute(attributes.MODE, policy.mode.value)
-            span.set_attribute(attributes.TEXT_LENGTH, sum(len(m.content) for m in messages))
-            if len(messages) == 1 and telemetry.recording():
-                span.set_attribute(attributes.TEXT_SHA256, text_fingerprint(messages[0].content))
+            if span.is_recording():
+                _describe(span, messages, direction, policy)
             analyses = await gather_all(
                 self._analyse(m.content, m.origin, policy) for m in messages
             )
@@ -137,26 +133,39 @@ class Firewall:
 
     async def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
         with telemetry.span(_tracer, "mithril.firewall.redact") as span:
-            span.set_attribute(attributes.SERVICE, "gateway")
-            span.set_attribute(attributes.TEXT_LENGTH, len(text))
             redaction = await self.detectors.redact(text, kinds)
-            span.set_attribute(
-                attributes.REDACTED_KINDS, sorted({f.kind for f in redaction.findings})
-            )
+            if span.is_recording():
+                span.set_attribute(attributes.SERVICE, "gateway")
+                span.set_attribute(attributes.TEXT_LENGTH, len(text))
+                span.set_attribute(
+                    attributes.REDACTED_KINDS, sorted({f.kind for f in redaction.findings})
+                )
             return redaction
 
 
+def _describe(
+    span: trace.Span, messages: Sequence[MessageInput], direction: str, policy: Policy
+) -> None:
+    span.set_attribute(attributes.SERVICE, "gateway")
+    span.set_attribute(attributes.DIRECTION, direction)
+    span.set_attribute(attributes.MODE, policy.mode.value)
+    span.set_attribute(attributes.TEXT_LENGTH, sum(len(m.content) for m in messages))
+    if len(messages) == 1:
+        span.set_attribute(attributes.TEXT_SHA256, text_fingerprint(messages[0].content))
+
+
 def _annotate(span: trace.Span, decision: Decision, direction: str) -> None:
-    span.set_attribute(attributes.DECISION_ID, decision.decision_id)
-    span.set_attribute(attributes.ACTION, decision.action.value)
-    span.set_attribute(attributes.SCORE, decision.score)
-    span.set_attribute(attributes.FLAGGED, decision.flagged)
-    span.set_attribute(attributes.THRESHOLD, decision.threshold)
-    span.set_attribute(attributes.RULE_IDS, decision.rule_ids)
-    span.set_attribute(attributes.FINDING_COUNT, len(decision.findings))
-    if decision.unavailable_services:
-        span.set_attribute(attributes.UNAVAILABLE_SERVICES, list(decision.unavailable_services))
-    metrics.DECISIONS.labels(decision.action.value, direction).inc()
+    if span.is_recording():
+        span.set_attribute(attributes.DECISION_ID, decision.decision_id)
+        span.set_attribute(attributes.ACTION, decision.action.value)
+        span.set_attribute(attributes.SCORE, decision.score)
+        span.set_attribute(attributes.FLAGGED, decision.flagged)
+        span.set_attribute(attributes.THRESHOLD, decision.threshold)
+        span.set_attribute(attributes.RULE_IDS, decision.rule_ids)
+        span.set_attribute(attributes.FINDING_COUNT, len(decision.findings))
+        if decision.unavailable_services:
+            span.set_attribute(attributes.UNAVAILABLE_SERVICES, list(decision.unavailable_services))
+    metrics.decisions(decision.action.value, direction).inc()
     if decision.action is Action.BLOCK:
         seen: set[str] = set()
         for finding in decision.findings:

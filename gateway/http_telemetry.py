@@ -78,7 +78,7 @@ class HttpTelemetry:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                metrics.HTTP_DURATION.labels(route, method).observe(time.perf_counter() - started)
+                metrics.http_duration(route, method).observe(time.perf_counter() - started)
             await send(message)
 
         try:
@@ -106,4 +106,4 @@ class HttpTelemetry:
                     if status >= 500:
                         span.set_status(Status(StatusCode.ERROR))
         finally:
-            metrics.HTTP_REQUESTS.labels(route, method, str(status)).inc()
+            metrics.http_requests(route, method, status).inc()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from prometheus_client import Counter, Histogram
 
 DECISIONS = Counter(
@@ -57,3 +59,23 @@ TIER_DURATION = Histogram(
     ["tier"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
 )
+
+
+# Children of the labelled metrics the request path touches every time, looked up once per
+# label set (prometheus_client's `labels()` takes a lock and builds a key on every call).
+# Each label set is bounded: actions x directions, route labels x methods x statuses.
+
+
+@functools.cache
+def decisions(action: str, direction: str) -> Counter:
+    return DECISIONS.labels(action, direction)
+
+
+@functools.cache
+def http_requests(route: str, method: str, status: int) -> Counter:
+    return HTTP_REQUESTS.labels(route, method, str(status))
+
+
+@functools.cache
+def http_duration(route: str, method: str) -> Histogram:
+    return HTTP_DURATION.labels(route, method)

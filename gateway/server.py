@@ -21,6 +21,7 @@ from mithril.gateway.detectors import Detectors, LocalDetectors, RemoteDetectors
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.firewall_servicer import SERVICE_NAME, FirewallServicer
 from mithril.gateway.tiers import remote_tiers
+from mithril.runtime.heap import settle_heap
 from mithril.runtime.logs import setup_logging
 from mithril.runtime.server import ServiceServer, build_server
 from mithril.runtime.settings import ServiceSettings
@@ -136,6 +137,7 @@ async def serve_gateway(settings: GatewaySettings) -> None:
     setup_telemetry("gateway")
     gateway = await create_gateway(settings)
     await gateway.start()
+    settle_heap()
     _log.info(
         "serving",
         extra={

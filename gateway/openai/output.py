@@ -74,10 +74,14 @@ def _message_fields(message: dict[str, Any], prefix: str) -> list[Field]:
 
 @dataclass(frozen=True, slots=True)
 class OutputVerdict:
-    decision: Decision
+    decision: Decision | None
+    """None when nothing was found: a clean answer needs no decision of its own."""
     blocked: bool
     redacted: bool
     findings: tuple[Finding, ...]
+
+
+CLEAN = OutputVerdict(None, blocked=False, redacted=False, findings=())
 
 
 async def scan_response(
@@ -91,6 +95,8 @@ async def scan_response(
     fields = [field for field in response_fields(body) if field.text]
     redactions: list[Redaction] = await gather_all(redact(field.text, kinds) for field in fields)
     findings = tuple(f for redaction in redactions for f in redaction.findings)
+    if not findings:
+        return CLEAN
     decision = decide(findings, policy)
     blocked = output_mode == "block" and decision.flagged
     rewrite = output_mode in ("redact", "block") and not blocked

@@ -241,6 +241,8 @@ async def _scan_output(
     verdict = await scan_response(
         answer, firewall.redact, _output_policy(caller, mode), mode, kinds
     )
+    if verdict.decision is None:
+        return Response(content, 200, headers=headers)  # clean: the input event stands
     decision = dataclasses.replace(
         verdict.decision,
         action=Action.BLOCK

@@ -20,6 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from mithril.runtime.heap import settle_heap
 from mithril.runtime.interceptors import (
     AuthInterceptor,
     ErrorInterceptor,
@@ -128,6 +129,7 @@ async def serve_until_signalled(
     setup_telemetry(name)
     handle = await create()
     await handle.server.start()
+    settle_heap()
     _log.info(
         "serving",
         extra={"component": name, "port": handle.port, "services": list(handle.service_names)},

@@ -61,28 +61,45 @@ def recording() -> bool:
     return _provider is not None
 
 
+class _NoSpan:
+    """What `span()` returns when nothing records and no parent is given: entering and
+    leaving it does nothing, and it is one shared object, so a hot path pays two calls."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> trace.Span:
+        return trace.INVALID_SPAN
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+
+_NO_SPAN = _NoSpan()
+
+
 @contextlib.contextmanager
-def span(
-    tracer_: trace.Tracer,
-    name: str,
-    parent: Context | None = None,
-    **kwargs: Any,
-) -> Iterator[trace.Span]:
-    """`tracer_.start_as_current_span(...)` when tracing records; otherwise only `parent`
-    (an extracted remote context) is made current, so it still flows to the calls and
-    log lines below, at a fraction of the cost of a no-op span."""
-    if _provider is not None:
-        with tracer_.start_as_current_span(name, context=parent, **kwargs) as current:
-            yield current
-        return
-    if parent is None:
-        yield trace.INVALID_SPAN
-        return
+def _attached(parent: Context) -> Iterator[trace.Span]:
     token = otel_context.attach(parent)
     try:
         yield trace.INVALID_SPAN
     finally:
         otel_context.detach(token)
+
+
+def span(
+    tracer_: trace.Tracer,
+    name: str,
+    parent: Context | None = None,
+    **kwargs: Any,
+) -> contextlib.AbstractContextManager[trace.Span]:
+    """`tracer_.start_as_current_span(...)` when tracing records; otherwise only `parent`
+    (an extracted remote context) is made current, so it still flows to the calls and
+    log lines below, at a fraction of the cost of a no-op span."""
+    if _provider is not None:
+        return tracer_.start_as_current_span(name, context=parent, **kwargs)
+    if parent is None:
+        return _NO_SPAN
+    return _attached(parent)
 
 
 def text_fingerprint(text: str) -> str:
