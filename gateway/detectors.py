@@ -66,6 +66,11 @@ class Detectors(Protocol):
 
     async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream: ...
 
+    def may_redact(self, data: bytes) -> bool:
+        """False only when `redact` certainly finds nothing in any text `data` (UTF-8)
+        holds verbatim; True when it may, or when this tier cannot tell cheaply."""
+        ...
+
     async def close(self) -> None: ...
 
 
@@ -138,6 +143,9 @@ class LocalDetectors:
 
     async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream:
         return _LocalRedactStream(self.secrets.stream(kinds))
+
+    def may_redact(self, data: bytes) -> bool:
+        return self.secrets.may_find(data)
 
     async def close(self) -> None:
         return None
@@ -289,6 +297,11 @@ class RemoteDetectors:
         request = secrets_service_pb2.DetectRequest(text=text, kinds=sorted(kinds or ()))
         findings = await _guarded(SECRETS, self._detections.submit(request))
         return Redaction(apply_redactions(text, findings), tuple(findings))
+
+    def may_redact(self, data: bytes) -> bool:
+        # The service's detectors may differ from any copy this process could hold (a
+        # rolling upgrade), so only the service can say.
+        return True
 
     async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream:
         # No deadline: a stream lives as long as the model's response.

@@ -72,6 +72,14 @@ def _message_fields(message: dict[str, Any], prefix: str) -> list[Field]:
     return fields
 
 
+def plainly_clean(body: bytes, may_redact: Callable[[bytes], bool]) -> bool:
+    """True when a JSON response body certainly holds nothing to redact, judged on its raw
+    bytes without parsing it: with no backslash in it, every string in the body (escapes
+    would be backslashes) appears verbatim in those bytes, so a screen that finds nothing
+    in the whole body finds nothing in any field either."""
+    return b"\\" not in body and not may_redact(body)
+
+
 @dataclass(frozen=True, slots=True)
 class OutputVerdict:
     decision: Decision | None

@@ -25,7 +25,7 @@ from mithril.gateway.decision import Action, Decision, Mode, Policy, decide
 from mithril.gateway.errors import ApiError
 from mithril.gateway.firewall import Firewall, MessageInput
 from mithril.gateway.openai import extract
-from mithril.gateway.openai.output import scan_response
+from mithril.gateway.openai.output import plainly_clean, scan_response
 from mithril.gateway.openai.streaming import StreamOutcome, StreamScanner, relay, sse_events
 from mithril.gateway.openai.upstream import Target, Upstream, UpstreamError, response_headers
 from mithril.gateway.policy.book import PolicyBook, Tenant, bearer_token
@@ -230,11 +230,13 @@ async def _scan_output(
     content: bytes,
     headers: dict[str, str],
 ) -> Response:
+    firewall: Firewall = request.app.state.firewall
+    if plainly_clean(content, firewall.detectors.may_redact):
+        return Response(content, 200, headers=headers)  # the common case, without parsing
     try:
         answer = orjson.loads(content)
     except orjson.JSONDecodeError:
         return Response(content, 200, headers=headers)
-    firewall: Firewall = request.app.state.firewall
     mode = caller.policy.output_mode
     kinds = caller.policy.output.kinds or None
     started = time.perf_counter()

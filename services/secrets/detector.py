@@ -113,6 +113,11 @@ class SecretsDetector:
         prefilter), for a caller that matches them in an RE2 set of its own."""
         return {detector.info.name: detector.prefilter for detector in self._detectors}
 
+    def may_find(self, data: bytes) -> bool:
+        """False only when no detector's prefilter occurs in `data` (UTF-8): then no
+        detector can find anything in it, nor in any part of it."""
+        return bool(self._prefilter_match(data))
+
     def select(self, kinds: Collection[str] | None) -> tuple[Detector, ...]:
         """The detectors for `kinds` (all when None); ValueError names unknown kinds."""
         if kinds is None:
