@@ -11,6 +11,7 @@ from secrets_samples import ALL
 
 from mithril.gateway.decision import Mode, Policy
 from mithril.gateway.detectors import LocalDetectors
+from mithril.gateway.events.store import redact_excerpt
 from mithril.gateway.openai.output import plainly_clean, scan_response
 
 DETECTORS = LocalDetectors()
@@ -62,3 +63,12 @@ def test_escapes_defeat_the_screen() -> None:
     assert findings_in(body) > 0
     assert not plainly_clean(body, DETECTORS.may_redact)
     assert not plainly_clean(chat_body("a\nb"), DETECTORS.may_redact)
+
+
+@pytest.mark.parametrize("sample", ALL, ids=lambda s: s.id)
+def test_the_event_store_safeguard_still_redacts_every_sample(sample) -> None:
+    # The store screens excerpts with the prefilters before redacting them again; that
+    # screen must never let a sample through.
+    excerpt = redact_excerpt(f"note: {sample.text}")
+    assert sample.secret not in excerpt
+    assert "[REDACTED:" in excerpt
