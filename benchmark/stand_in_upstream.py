@@ -43,6 +43,9 @@ class Behaviour:
     it is empty (e.g. a JSON verdict for the judge, then another)."""
     reject_response_format: bool = False
     """Answer 400 to chat requests that carry `response_format`, as some servers do."""
+    set_cookie: str | None = None
+    """A `Set-Cookie` value for every non-streamed response (as the CDNs in front of real
+    APIs send)."""
 
 
 @dataclass
@@ -68,7 +71,7 @@ class FakeUpstream:
         self.requests.clear()
 
     async def start(self, port: int = 0) -> None:
-        app = web.Application()
+        app = web.Application(middlewares=[self._cookies])
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/completions", self._completions)
         app.router.add_post("/v1/embeddings", self._embeddings)
@@ -78,6 +81,16 @@ class FakeUpstream:
         site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    @web.middleware
+    async def _cookies(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        cookie = self.behaviour.set_cookie
+        if cookie is None:
+            return await handler(request)
+        response = await handler(request)
+        if not response.prepared:  # a stream's headers have already gone
+            response.headers["Set-Cookie"] = cookie
+        return response
 
     async def stop(self) -> None:
         if self._runner is not None:

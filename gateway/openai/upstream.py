@@ -102,6 +102,9 @@ class Upstream:
                 ),
                 auto_decompress=True,
                 skip_auto_headers=("User-Agent",),
+                # One pool serves every tenant: a cookie an upstream (or the CDN in front
+                # of it) sets on one answer must never ride on anyone's next request.
+                cookie_jar=aiohttp.DummyCookieJar(),
             )
         return self._session
 

@@ -391,3 +391,20 @@ async def test_malformed_request_is_400_envelope(make_gateway) -> None:
         await client(gateway).chat.completions.create(
             model="gpt-4o-mini", messages=[{"role": "wizard", "content": "hi"}]
         )
+
+
+async def test_upstream_cookies_are_never_replayed(make_gateway, fake_upstream) -> None:
+    """The upstream pool is shared by every tenant: a cookie one answer sets (a CDN's, say)
+    must not ride along on anyone's next request."""
+    local_name = fake_upstream.base_url.replace("127.0.0.1", "localhost")  # IPs keep no cookies
+    gateway = await make_gateway(upstream_url=local_name)
+    fake_upstream.behaviour.set_cookie = "__cf_bm=tenant-a-affinity; Path=/"
+    for _ in range(2):
+        await client(gateway).chat.completions.create(
+            model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
+        )
+    models = await client(gateway).models.list()
+    assert models.data
+    assert len(fake_upstream.requests) == 3
+    for seen in fake_upstream.requests:
+        assert "Cookie" not in seen.headers and "cookie" not in seen.headers
