@@ -61,10 +61,17 @@ def authenticate(request: Request, route: str) -> Caller:
 
 def upstream_target(caller: Caller) -> Target:
     upstream = caller.policy.upstream
-    key = upstream.api_key.get_secret_value() if upstream.api_key is not None else None
+    configured = upstream.api_key.get_secret_value() if upstream.api_key is not None else None
+    key = configured
     if key is None and upstream.forward_client_key:
         key = caller.client_key
-    return Target(upstream.url, key, upstream.timeout_seconds, upstream.connect_timeout_seconds)
+    return Target(
+        upstream.url,
+        key,
+        upstream.timeout_seconds,
+        upstream.connect_timeout_seconds,
+        callers_credentials=configured is None,
+    )
 
 
 def parse_body(raw: bytes) -> dict[str, Any]:

@@ -32,6 +32,11 @@ _DROP_REQUEST_HEADERS = frozenset(
         "x-request-id",
     }
 )
+# Headers that pick which organisation or project a request bills to. They belong with the
+# key: forwarded with the caller's own key, dropped when the gateway sends its configured
+# key, so a caller cannot steer the gateway's account.
+_ACCOUNT_HEADERS = frozenset({"openai-organization", "openai-project"})
+_DROP_WITH_GATEWAY_KEY = _DROP_REQUEST_HEADERS | _ACCOUNT_HEADERS
 _DROP_RESPONSE_HEADERS = frozenset(
     {
         "content-length",
@@ -62,18 +67,19 @@ class Target:
     api_key: str | None
     timeout_seconds: float
     connect_timeout_seconds: float
+    callers_credentials: bool = True
+    """Whether `api_key` (or its absence) is the caller's own rather than the gateway's."""
 
     def url(self, path: str) -> str:
         """`path` relative to the base URL: "/chat/completions" on ".../v1"."""
         return self.base_url.rstrip("/") + "/" + path.lstrip("/")
 
 
-def forward_headers(client_headers: Mapping[str, str], api_key: str | None) -> dict[str, str]:
-    headers = {
-        name: value
-        for name, value in client_headers.items()
-        if name.lower() not in _DROP_REQUEST_HEADERS
-    }
+def forward_headers(
+    client_headers: Mapping[str, str], api_key: str | None, callers_credentials: bool = True
+) -> dict[str, str]:
+    dropped = _DROP_REQUEST_HEADERS if callers_credentials else _DROP_WITH_GATEWAY_KEY
+    headers = {name: value for name, value in client_headers.items() if name.lower() not in dropped}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
     return headers
@@ -127,7 +133,7 @@ class Upstream:
                 method,
                 target.url(path),
                 data=body,
-                headers=forward_headers(headers, target.api_key),
+                headers=forward_headers(headers, target.api_key, target.callers_credentials),
                 timeout=timeout,
                 allow_redirects=False,
             )
