@@ -213,37 +213,38 @@ async def test_admin_api_needs_the_admin_token(make_gateway) -> None:
         assert ok.status_code == 200 and "event_log" in ok.text
 
 
+async def _upstream_headers_for(  # type: ignore[no-untyped-def]
+    gateway, upstream, key: str, organization: str, project: str
+) -> dict[str, str]:
+    """The headers the upstream saw for one chat request sent with these SDK settings."""
+    sdk = openai.AsyncOpenAI(
+        base_url=f"http://127.0.0.1:{gateway.http_port}/v1",
+        api_key=key,
+        organization=organization,
+        project=project,
+        max_retries=0,
+    )
+    await sdk.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
+    )
+    return {name.lower(): value for name, value in upstream.requests[-1].headers.items()}
+
+
 async def test_account_headers_follow_the_key(make_gateway, fake_upstream, upstream_key) -> None:
     """OpenAI-Organization and OpenAI-Project choose what a request bills to. With the
     gateway's own upstream key a caller must not choose them; with their own key they may."""
     gateway = await make_gateway(policy_file())
-    steering = openai.AsyncOpenAI(
-        base_url=f"http://127.0.0.1:{gateway.http_port}/v1",
-        api_key=ACME_KEY,
-        organization="org-someone-else",
-        project="proj-someone-else",
-        max_retries=0,
+    seen = await _upstream_headers_for(
+        gateway, fake_upstream, ACME_KEY, "org-someone-else", "proj-someone-else"
     )
-    await steering.chat.completions.create(
-        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
-    )
-    seen = {name.lower(): value for name, value in fake_upstream.requests[-1].headers.items()}
     assert seen["authorization"] == f"Bearer {upstream_key}"
     assert "openai-organization" not in seen and "openai-project" not in seen
 
     open_mode = await make_gateway(
         "version: 1\ndefaults:\n  upstream: {url: '{upstream}', forward_client_key: true}\n"
     )
-    own_key = openai.AsyncOpenAI(
-        base_url=f"http://127.0.0.1:{open_mode.http_port}/v1",
-        api_key="sk-callers-own",
-        organization="org-mine",
-        project="proj-mine",
-        max_retries=0,
+    seen = await _upstream_headers_for(
+        open_mode, fake_upstream, "sk-callers-own", "org-mine", "proj-mine"
     )
-    await own_key.chat.completions.create(
-        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
-    )
-    seen = {name.lower(): value for name, value in fake_upstream.requests[-1].headers.items()}
     assert seen["authorization"] == "Bearer sk-callers-own"
     assert seen["openai-organization"] == "org-mine" and seen["openai-project"] == "proj-mine"
