@@ -214,7 +214,10 @@ class SecretsDetector:
 
     def redact(self, text: str, kinds: Collection[str] | None = None) -> Redaction:
         """Replace each finding's span with "[REDACTED:<kind>]"."""
-        findings = self.detect(text, kinds)
+        detectors = self.select(kinds)  # unknown kinds are an error, whatever the text
+        if not self.may_find(text.encode("utf-8")):
+            return Redaction(text, ())  # most texts: no prefilter occurs, nothing to rewrite
+        findings = self.findings(resolve_overlaps(self.scan(text, detectors)))
         return Redaction(apply_redactions(text, findings), tuple(findings))
 
     def stream(self, kinds: Collection[str] | None = None) -> StreamingRedactor:
