@@ -12,6 +12,8 @@ $(STAMP): pyproject.toml setup.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
+	@# The int8 embedding network, derived once from the shipped weights (a few seconds).
+	$(PY) -m mithril.services.embedding.network
 	@touch $(STAMP)
 
 venv: $(STAMP)

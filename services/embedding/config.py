@@ -48,10 +48,12 @@ class EmbeddingSettings(ServiceSettings):
         " windows spread evenly from the first to the last.",
     )
     encode_batch_size: int = Field(
-        16,
+        1,
         ge=1,
-        description="Most windows sent to the model in one run (16 was fastest here:"
-        " larger int8 batches got slower).",
+        description="Most windows sent to the model in one run. Keep 1: the int8 network"
+        " quantises its activations per run, so above 1 a text's vector (and score) would"
+        " depend on the texts it happened to share a run with; batches of 16 were no"
+        " faster here.",
     )
     micro_batch_items: int = Field(
         64,

@@ -14,6 +14,7 @@ other tiers against one threshold. Concurrent calls share encoder runs (`batchin
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,6 +26,7 @@ from mithril.services.embedding.classifier import Classifier
 from mithril.services.embedding.config import EmbeddingSettings
 from mithril.services.embedding.corpus import Corpus, load_index
 from mithril.services.embedding.encoder import Encoder
+from mithril.services.embedding.network import file_digest
 from mithril.services.embedding.similarity import Neighbor, SimilarityIndex
 
 
@@ -39,6 +41,8 @@ class TierScore:
     max_similarity: float = 0.0
     """The raw highest cosine to the corpus, -1 to 1."""
 
+
+log = logging.getLogger(__name__)
 
 _Item = tuple[Literal["embed", "score"], str, int]
 
@@ -80,6 +84,7 @@ class EmbeddingTiers:
         calibration = Calibration.from_file(settings.similarity_calibration_file)
         index = SimilarityIndex(corpus, matrix, calibration)
         classifier = Classifier.from_file(settings.classifier_file)
+        _check_trained_on(classifier, encoder)
         return cls(settings, encoder, index, classifier, index_from_cache=cached)
 
     # -- synchronous, for in-process callers without an event loop -----------------------
@@ -173,3 +178,17 @@ def tier_scores(
 ) -> list[tuple[float, float]]:
     """(similarity, probability) per text, in-process: for the detection benchmark."""
     return [(s.similarity, s.probability) for s in shared_tiers(settings).score_sync(texts)]
+
+
+def _check_trained_on(classifier: Classifier, encoder: Encoder) -> None:
+    """Warn when the classifier was trained on other vectors than this encoder makes (a
+    different ONNX Runtime can quantise the network differently): its calibration no longer
+    holds, and services/embedding/training/train.py should be run again."""
+    trained_on = classifier.meta.get("model_sha256")
+    if trained_on and encoder.model_path and file_digest(encoder.model_path) != trained_on:
+        log.warning(
+            "the classifier (%s) was trained on another embedding network than %s:"
+            " its scores are uncalibrated until it is retrained",
+            classifier.version,
+            encoder.model_path.name,
+        )

