@@ -89,6 +89,24 @@ def build_fp32(folder: Path | None = None) -> onnx.ModelProto:
         nodes.append(helper.make_node(op, inputs, [output], name=output, domain=domain, **attrs))
         return output
 
+    def dense_and_norm(x: str, residual: str, prefix: str, product: str, output: str) -> str:
+        """A BERT output block: dense, then LayerNorm(residual + product + bias), fused."""
+        dense_weight, dense_bias = linear(f"{prefix}.dense")
+        node("MatMul", [x, dense_weight], product)
+        norm = f"{prefix}.LayerNorm"
+        return node(
+            "SkipLayerNormalization",
+            [
+                product,
+                residual,
+                weight(f"{norm}.weight", weights[f"{norm}.weight"]),
+                weight(f"{norm}.bias", weights[f"{norm}.bias"]),
+                dense_bias,
+            ],
+            output,
+            epsilon=epsilon,
+        )
+
     int32 = TensorProto.INT32
     ids = node("Cast", ["input_ids"], "input_ids_int32", to=int32)
     segments = node("Cast", ["token_type_ids"], "token_type_ids_int32", to=int32)
@@ -134,38 +152,18 @@ def build_fp32(folder: Path | None = None) -> onnx.ModelProto:
             f"{p}.attended",
             num_heads=heads,
         )
-        out_weight, out_bias = linear(f"{p}.attention.output.dense")
-        projected = node("MatMul", [attended, out_weight], f"{p}.projected")
-        norm = f"{p}.attention.output.LayerNorm"
-        hidden_attn = node(
-            "SkipLayerNormalization",
-            [
-                projected,
-                hidden,
-                weight(f"{norm}.weight", weights[f"{norm}.weight"]),
-                weight(f"{norm}.bias", weights[f"{norm}.bias"]),
-                out_bias,
-            ],
-            f"{p}.after_attention",
-            epsilon=epsilon,
+        hidden_attn = dense_and_norm(
+            attended, hidden, f"{p}.attention.output", f"{p}.projected", f"{p}.after_attention"
         )
         up_weight, up_bias = linear(f"{p}.intermediate.dense")
         up = node("MatMul", [hidden_attn, up_weight], f"{p}.up")
         activated = node("BiasGelu", [up, up_bias], f"{p}.activated")
-        down_weight, down_bias = linear(f"{p}.output.dense")
-        down = node("MatMul", [activated, down_weight], f"{p}.down")
-        norm = f"{p}.output.LayerNorm"
-        hidden = node(
-            "SkipLayerNormalization",
-            [
-                down,
-                hidden_attn,
-                weight(f"{norm}.weight", weights[f"{norm}.weight"]),
-                weight(f"{norm}.bias", weights[f"{norm}.bias"]),
-                down_bias,
-            ],
+        hidden = dense_and_norm(
+            activated,
+            hidden_attn,
+            f"{p}.output",
+            f"{p}.down",
             "last_hidden_state" if n == layers - 1 else f"{p}.output",
-            epsilon=epsilon,
         )
     tokens = ["batch", "tokens"]
     graph = helper.make_graph(
