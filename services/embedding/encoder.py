@@ -68,14 +68,14 @@ class Encoder:
         max_tokens: int = 256,
         stride: int = 32,
         batch_size: int = 1,
-        model_id: str = MODEL_ID,
         model_path: Path | None = None,
     ) -> None:
         self._session = session
-        self.model_id = model_id
-        """Names the network's exact file: vectors cached under one id are only reused by
-        the same network."""
         self.model_path = model_path
+        """The network's file, when the session was loaded from one."""
+        self.model_id = model_path.stem if model_path else MODEL_ID
+        """Names the network's exact file (its name hashes what it was derived from):
+        vectors cached under one id are only reused by the same network."""
         self._truncating = Tokenizer.from_file(str(tokenizer_file))
         self._truncating.no_padding()
         self._truncating.enable_truncation(max_length=max_tokens)
@@ -113,7 +113,6 @@ class Encoder:
             max_tokens=max_tokens,
             stride=stride,
             batch_size=batch_size,
-            model_id=model.stem,
             model_path=model,
         )
 

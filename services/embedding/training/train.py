@@ -42,7 +42,7 @@ from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.corpus import Corpus, CorpusEntry
-from mithril.services.embedding.encoder import Encoder, Windows, model_file
+from mithril.services.embedding.encoder import Encoder, Windows
 from mithril.services.embedding.network import file_digest
 
 SEED = 1234
@@ -304,6 +304,8 @@ def main() -> None:
 
     np.random.seed(SEED)
     encoder = Encoder.load()
+    model_path = encoder.model_path
+    assert model_path is not None  # Encoder.load reads the network from its file
     every = samples(args.datasets)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
     windows = _encode_cached(encoder, [s.text for s in every], args.cache, args.max_windows)
@@ -425,7 +427,7 @@ def main() -> None:
         "script": "services/embedding/training/train.py",
         "seed": SEED,
         "model": encoder.model_id,
-        "model_sha256": file_digest(model_file()),
+        "model_sha256": file_digest(model_path),
         "validation": f"DEV rows with sha256({VALIDATION_SALT!r} + group) % 5 == 0",
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "max_windows": args.max_windows,
