@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import enum
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mithril.common.v1 import common_pb2
 from mithril.domain import Finding, combine_confidences
 from mithril.runtime.convert import finding_to_dict, findings_to_proto
+from mithril.runtime.ids import time_ordered_id
 
 
 class Mode(enum.StrEnum):
@@ -148,7 +148,7 @@ def decide(
     flagged = score >= policy.threshold and bool(ordered)
     action = Action.BLOCK if flagged and policy.mode.enforces else Action.ALLOW
     return Decision(
-        decision_id=os.urandom(16).hex(),  # 128 random bits, as uuid4().hex without a UUID
+        decision_id=time_ordered_id(),
         action=action,
         score=score,
         flagged=flagged,

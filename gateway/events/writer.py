@@ -89,6 +89,8 @@ class EventLog:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
+        self._drain_requests = 0
+        """Callers of `flush()` waiting: the writer then writes partial batches at once."""
         self._last_warning = 0.0
 
     # -- the request path ---------------------------------------------------------------
@@ -128,12 +130,16 @@ class EventLog:
 
     async def flush(self) -> None:
         """Write everything queued so far (the writer keeps running)."""
-        while self.queue_depth or self._in_flight:
-            if self._task is None or self._task.done():
-                await self._write_available()
-            else:
-                self._wake_writer()
-                await asyncio.sleep(min(self.flush_interval, 0.01))
+        self._drain_requests += 1
+        try:
+            while self.queue_depth or self._in_flight:
+                if self._task is None or self._task.done():
+                    await self._write_available()
+                else:
+                    self._wake_writer()
+                    await asyncio.sleep(min(self.flush_interval, 0.01))
+        finally:
+            self._drain_requests -= 1
 
     async def close(self) -> None:
         """Stop taking events, write everything still queued, stop the writer. What is
@@ -210,19 +216,28 @@ class EventLog:
             loop.call_soon_threadsafe(wake.set)
 
     async def _run(self) -> None:
+        """Write full batches as they fill; a partial one only once `flush_interval` has
+        passed without filling it, or when a flush or the shutdown asks. Under load that
+        keeps every batch full: the remainder left after each write was otherwise written
+        at once as a small batch, paying a whole batch's fixed costs for a few rows."""
         assert self._wake is not None
         while True:
-            if not self._queue:
-                if self._closed:
-                    return
-                with contextlib.suppress(TimeoutError):
+            if self._closed and not self._queue:
+                return
+            draining = self._closed or self._drain_requests > 0
+            if not self._queue or (len(self._queue) < self.batch_size and not draining):
+                try:
                     await asyncio.wait_for(self._wake.wait(), self.flush_interval)
+                except TimeoutError:
+                    draining = True
                 self._wake.clear()
-            await self._write_available()
+            await self._write_available(
+                whole_batches_only=not (draining or self._closed or self._drain_requests)
+            )
 
-    async def _write_available(self) -> None:
-        """Write batches until the queue is empty."""
-        while True:
+    async def _write_available(self, *, whole_batches_only: bool = False) -> None:
+        """Write batches until the queue is empty (or holds less than a batch)."""
+        while not whole_batches_only or len(self._queue) >= self.batch_size:
             batch = self._take()
             if not batch:
                 return

@@ -50,21 +50,25 @@ def create_engine(url: str, *, purpose: str) -> Engine:
     url = normalise_url(url)
     parsed = make_url(url)
     backend = parsed.get_backend_name()
-    kwargs: dict[str, Any] = {"pool_pre_ping": True}
+    kwargs: dict[str, Any] = {}
     if backend == "sqlite":
         database = parsed.database or ""
         if database and database != ":memory:" and not database.startswith("file:"):
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
-    elif backend != "postgresql":
+    elif backend == "postgresql":
+        # A pooled server connection can go stale (a restart, an idle timeout); a local
+        # SQLite file cannot, and pinging it would cost a statement on every checkout.
+        kwargs["pool_pre_ping"] = True
+    else:
         raise ValueError(f"unsupported {purpose} URL {parsed.render_as_string()!r}")
-    engine = sa.create_engine(url, json_serializer=_json_dumps, **kwargs)
+    engine = sa.create_engine(url, json_serializer=json_dumps, **kwargs)
     if backend == "sqlite":
         sa.event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 
 
-def _json_dumps(value: Any) -> str:
+def json_dumps(value: Any) -> str:
     """JSON columns written through orjson (several times faster than `json` per row: the
     event log writes four per decision); what orjson refuses (integers beyond 64 bits,
     non-string keys) falls back to `json`. Reads stay with `json`, which keeps big integers

@@ -51,6 +51,18 @@ def test_writes_are_idempotent_on_decision_id(store: EventStore, make_event) -> 
     assert store.totals()["total"] == 3
 
 
+@pytest.mark.parametrize("size", [1, 5, 300])
+def test_a_batch_of_any_size_is_written_whole(store: EventStore, make_event, size: int) -> None:  # type: ignore[no-untyped-def]
+    """Batches go out as multi-row statements in chunks (300 = 256 + 32 + 8 + 4): every
+    row lands once, every field intact, whichever chunk carried it."""
+    batch = [make_event(seconds_ago=i, request_id=f"req-{i}") for i in range(size)]
+    repeated = batch + batch[: size // 2]  # repeats, some in another chunk than the first
+    assert store.write_batch(repeated) == size
+    assert store.totals()["total"] == size
+    for event in (batch[0], batch[-1], batch[size // 2]):
+        assert store.get(event.decision_id) == event
+
+
 def test_concurrent_writers_record_each_decision_once(event_store_url: str, make_event) -> None:  # type: ignore[no-untyped-def]
     """Two stores (as two gateway processes would) writing overlapping batches at once."""
     events = [make_event(seconds_ago=i) for i in range(200)]
@@ -99,6 +111,18 @@ def test_excerpt_is_redacted_again_and_capped(store: EventStore, make_event) -> 
             connection.execute(sa.text("select excerpt from gateway_events")).scalars()
         )
     assert AWS_KEY not in stored
+
+
+def test_a_batch_with_no_secret_keeps_its_excerpts_capped(store: EventStore, make_event) -> None:  # type: ignore[no-untyped-def]
+    """The batch is screened in one pass; clean excerpts are only capped."""
+    clean = [
+        make_event(excerpt="a plain question about the weather"),
+        make_event(excerpt="z" * 999),
+    ]
+    store.write_batch(clean)
+    first, second = (store.get(e.decision_id) for e in clean)
+    assert first is not None and first.excerpt == "a plain question about the weather"
+    assert second is not None and second.excerpt == "z" * EXCERPT_MAX_CHARS
 
 
 def test_findings_keep_only_known_keys_and_redacted_messages(store: EventStore, make_event) -> None:  # type: ignore[no-untyped-def]

@@ -71,6 +71,27 @@ async def test_a_few_events_are_written_within_the_flush_interval(make_event) ->
     await log.close()
 
 
+async def test_a_busy_log_writes_full_batches_and_leaves_the_rest_for_later(make_event) -> None:  # type: ignore[no-untyped-def]
+    """Under load the writer takes whole batches only; a remainder waits for the batch to
+    fill or the interval to pass, rather than going out at once as a small batch."""
+    store = FakeStore()
+    log = EventLog(store, batch_size=10, flush_interval=30)  # type: ignore[arg-type]
+    await log.start()
+    events = [make_event() for _ in range(25)]
+    for event in events:
+        log.record(event)
+    for _ in range(200):
+        if len(store.ids) >= 20:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)  # time enough for a small batch to be written, were it to be
+    assert [len(batch) for batch in store.batches] == [10, 10]
+    assert log.queue_depth == 5
+    await log.flush()  # a flush does not wait for the interval
+    assert store.ids == [e.decision_id for e in events]
+    await log.close()
+
+
 async def test_close_flushes_everything_queued(make_event) -> None:  # type: ignore[no-untyped-def]
     store = FakeStore()
     log = EventLog(store, batch_size=7, flush_interval=60)  # type: ignore[arg-type]
