@@ -426,14 +426,32 @@ def test_unrelated_rows_are_never_the_same_subject() -> None:
             assert not judgement.same_subject, row["id"]
 
 
+# The encoder computes in int8, and ONNX Runtime's integer kernels differ between CPUs:
+# the stored similarities were computed on an Intel machine (AMX); an AMD one (AVX-512
+# VNNI) gave the same pairs up to 0.069 apart, 0.012 on average. A different model, or a
+# broken one, moves the average by far more.
+SIMILARITY_MEAN_TOLERANCE = 0.03
+SIMILARITY_MAX_TOLERANCE = 0.1
+
+
 @pytest.mark.slow
 def test_stored_similarities_match_the_project_encoder() -> None:
-    """The labelled set's similarities are what the gate's encoder computes."""
+    """The labelled set's similarities are what the gate's encoder computes (within the
+    int8 encoder's spread across CPUs), and the gate's figures hold with the similarities
+    computed on this machine rather than the stored ones."""
     from mithril.services.embedding.encoder import Encoder
 
     data = rows()
     encoder = Encoder.load()
     claims = encoder.encode([str(r["claim"]) for r in data])
     contexts = encoder.encode([str(r["context"]) for r in data])
-    for row, a, b in zip(data, claims, contexts, strict=True):
-        assert abs(float(a @ b) - float(row["similarity"])) < 0.01, row["id"]  # type: ignore[arg-type]
+    computed = [float(a @ b) for a, b in zip(claims, contexts, strict=True)]
+    gaps = [abs(c - float(r["similarity"])) for c, r in zip(computed, data, strict=True)]  # type: ignore[arg-type]
+    assert sum(gaps) / len(gaps) < SIMILARITY_MEAN_TOLERANCE
+    assert max(gaps) < SIMILARITY_MAX_TOLERANCE
+    figures = measure([dict(r, similarity=c) for r, c in zip(data, computed, strict=True)])
+    assert figures["precision"] >= CONFLICT_PRECISION_FLOOR, figures
+    assert figures["recall"] >= CONFLICT_RECALL_FLOOR, figures
+    assert figures["fpr"] <= CONFLICT_FPR_CEILING, figures
+    assert figures["aligned_precision"] >= ALIGNED_PRECISION_FLOOR, figures
+    assert figures["aligned_recall"] >= ALIGNED_RECALL_FLOOR, figures
