@@ -10,9 +10,11 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
 - DEV is cut again, deterministically: a row is VALIDATION when
   sha256(VALIDATION_SALT + group) % 5 == 0 (group = the text, or for BIPIA the clean
   context, so a context and its attacked copies stay together), FIT otherwise.
-- The classifier is fitted on FIT rows; its threshold and calibration, and the similarity
-  tier's, are chosen on VALIDATION rows (false-positive rate at most 1 % on each benign
-  source there). HELD_OUT rows are only scored, for the report, never used to choose.
+- The classifier is fitted on FIT rows, on two views of each: this host's int8 vectors and
+  the fp32 network's (`reference_encoder` says why). Its threshold and calibration, and the
+  similarity tier's, are chosen on VALIDATION rows (false-positive rate at most 1 % on each
+  benign source there, in both views for the classifier). HELD_OUT rows are only scored,
+  for the report, never used to choose.
 - The corpus is every DEV attack row (BIPIA: its train attack strings), exact and near
   duplicates (cosine >= DEDUPE_COSINE) removed. The similarity calibration is fitted with a
   corpus that leaves out the VALIDATION rows, so a validation row never finds itself.
@@ -230,6 +232,26 @@ def _encode_cached(encoder: Encoder, texts: list[str], cache: Path, max_windows:
     return windows
 
 
+def reference_encoder(encoder: Encoder, cache: Path) -> Encoder:
+    """The same network in fp32 (`network.build_fp32`), cached under `cache`.
+
+    The int8 encoder's vectors depend on the CPU: ONNX Runtime picks its integer kernels by
+    CPU and requantises the activations after every layer, so another host computes other
+    vectors (the memory gate's labelled pairs moved by up to 0.069 in similarity between an
+    Intel and an AMD host). The classifier is fitted on this host's int8 vectors and the
+    fp32 vectors together, and held-out rows are reported on both, so that a host whose
+    int8 vectors differ from this one's is not a host the classifier has never seen."""
+    import onnx
+
+    from mithril.services.embedding.network import build_fp32, derivation_key
+
+    path = cache / f"all-MiniLM-L6-v2-fp32-{derivation_key()}.onnx"
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        onnx.save(build_fp32(), str(path))
+    return Encoder.load(model=path, max_tokens=encoder.max_tokens, batch_size=encoder.batch_size)
+
+
 def pick_threshold(raw: np.ndarray, labels: np.ndarray, sources: np.ndarray) -> float:
     """The lowest raw threshold with FPR <= MAX_FPR on every benign source's rows."""
     threshold = -np.inf
@@ -309,6 +331,11 @@ def main() -> None:
     every = samples(args.datasets)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
     windows = _encode_cached(encoder, [s.text for s in every], args.cache, args.max_windows)
+    reference = reference_encoder(encoder, args.cache)
+    reference_windows = _encode_cached(
+        reference, [s.text for s in every], args.cache, args.max_windows
+    )
+    assert np.array_equal(windows.owner, reference_windows.owner)  # same tokens, same windows
     labels = np.array([s.label for s in every])
     parts = np.array([s.part for s in every])
     sources = np.array([s.source for s in every])
@@ -327,7 +354,10 @@ def main() -> None:
     weight = np.array(
         [1.0 / np.sqrt(per_source[sources[o]]) for o in windows.owner], dtype=np.float64
     )
-    x, y, sw = windows.vectors[keep], window_label[keep], weight[keep]
+    # Both views of every FIT window, each at half weight.
+    x = np.vstack([windows.vectors[keep], reference_windows.vectors[keep]])
+    y = np.concatenate([window_label[keep], window_label[keep]])
+    sw = np.concatenate([weight[keep], weight[keep]])
     for cls in (0, 1):  # balance the classes
         sw[y == cls] *= len(y) / (2 * sw[y == cls].sum())
     print(f"fitting on {len(y)} windows ({int(y.sum())} attack)")
@@ -345,12 +375,17 @@ def main() -> None:
         (w.astype(np.float32), b.astype(np.float32))
         for w, b in zip(model.coefs_, model.intercepts_, strict=True)
     ]
-    logits = windows.vectors.astype(np.float32)
-    for position, (w, b) in enumerate(layers):
-        logits = logits @ w + b
-        if position < len(layers) - 1:
-            logits = np.maximum(logits, 0)
-    clf_raw = windows.max_per_text(logits[:, 0].astype(np.float64), len(every))
+
+    def classifier_raw(view: Windows) -> np.ndarray:
+        logits = view.vectors.astype(np.float32)
+        for position, (w, b) in enumerate(layers):
+            logits = logits @ w + b
+            if position < len(layers) - 1:
+                logits = np.maximum(logits, 0)
+        return view.max_per_text(logits[:, 0].astype(np.float64), len(every))
+
+    clf_raw = classifier_raw(windows)
+    clf_raw_reference = classifier_raw(reference_windows)
 
     # -- corpus ------------------------------------------------------------------------
     rows = corpus_rows(args.datasets)
@@ -372,20 +407,35 @@ def main() -> None:
     fit_mask = np.array([e.text not in validation_texts for e in entries])
     print(f"corpus: {len(rows)} DEV attack rows -> {len(entries)} after dedupe")
 
-    def similarity_raw(corpus_matrix: np.ndarray) -> np.ndarray:
+    def similarity_raw(corpus_matrix: np.ndarray, view: Windows = windows) -> np.ndarray:
         best = np.full(len(every), -1.0)
-        for start in range(0, len(windows.vectors), 4096):
-            sims = (windows.vectors[start : start + 4096] @ corpus_matrix.T).max(axis=1)
-            np.maximum.at(best, windows.owner[start : start + 4096], sims)
+        for start in range(0, len(view.vectors), 4096):
+            sims = (view.vectors[start : start + 4096] @ corpus_matrix.T).max(axis=1)
+            np.maximum.at(best, view.owner[start : start + 4096], sims)
         return best
 
     sim_raw_cal = similarity_raw(matrix[fit_mask])  # for VALIDATION rows: without themselves
     sim_raw_full = similarity_raw(matrix)  # as shipped: for HELD_OUT rows
+    # Another host builds the corpus index with its own vectors: the reference view does too.
+    kept_texts = [rows[i].text for i in kept]
+    reference_matrix = np.vstack(
+        [reference.encode(kept_texts[i : i + 256]) for i in range(0, len(kept_texts), 256)]
+    )
+    sim_raw_reference_cal = similarity_raw(reference_matrix[fit_mask], reference_windows)
+    sim_raw_reference = similarity_raw(reference_matrix, reference_windows)
 
     # -- thresholds and calibration on VALIDATION -------------------------------------
     val = parts == VALIDATION
+    # The threshold keeps the false-positive bound on both views; the calibration is fitted
+    # on both.
+    clf_threshold = max(
+        pick_threshold(view[val], labels[val], sources[val])
+        for view in (clf_raw, clf_raw_reference)
+    )
     clf_cal = fit_calibration(
-        clf_raw[val], labels[val], pick_threshold(clf_raw[val], labels[val], sources[val])
+        np.concatenate([clf_raw[val], clf_raw_reference[val]]),
+        np.concatenate([labels[val], labels[val]]),
+        clf_threshold,
     )
     sim_cal = fit_calibration(
         sim_raw_cal[val],
@@ -393,7 +443,13 @@ def main() -> None:
         pick_threshold(sim_raw_cal[val], labels[val], sources[val]),
     )
     platt = {"classifier": clf_cal.to_dict(), "similarity": sim_cal.to_dict()}
-    factor = sharpen(clf_cal, sim_cal, clf_raw[val], sim_raw_cal[val], labels[val], sources[val])
+    factor = max(
+        sharpen(clf_cal, sim_cal, clf_view[val], sim_view[val], labels[val], sources[val])
+        for clf_view, sim_view in (
+            (clf_raw, sim_raw_cal),
+            (clf_raw_reference, sim_raw_reference_cal),
+        )
+    )
     clf_cal = Calibration(clf_cal.threshold, clf_cal.slope * factor)
     sim_cal = Calibration(sim_cal.threshold, sim_cal.slope * factor)
     print("platt", platt, "sharpened by", factor, "->", clf_cal, sim_cal)
@@ -407,6 +463,16 @@ def main() -> None:
     sim_p = np.where(val, sim_cal.probability(sim_raw_cal), sim_cal.probability(sim_raw_full))
     both = 1 - (1 - clf_p) * (1 - sim_p)
     with_rules = 1 - (1 - both) * (1 - rules)
+    # The same cascade on the fp32 vectors: how a host with other int8 kernels might fare.
+    reference_both = 1 - (1 - clf_cal.probability(clf_raw_reference)) * (
+        1
+        - np.where(
+            val,
+            sim_cal.probability(sim_raw_reference_cal),
+            sim_cal.probability(sim_raw_reference),
+        )
+    )
+    reference_with_rules = 1 - (1 - reference_both) * (1 - rules)
     table: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for part in (VALIDATION, HELD_OUT):
         for source in sorted(set(sources.tolist())):
@@ -419,6 +485,7 @@ def main() -> None:
                     ("tiers", both),
                     ("rules", rules),
                     ("rules+tiers", with_rules),
+                    ("rules+tiers fp32", reference_with_rules),
                 )
             }
     provenance = {
@@ -431,6 +498,7 @@ def main() -> None:
         "validation": f"DEV rows with sha256({VALIDATION_SALT!r} + group) % 5 == 0",
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "max_windows": args.max_windows,
+        "views": "fitted on the int8 and the fp32 network's vectors of every FIT window",
     }
     write_outputs(args.out, layers, clf_cal, sim_cal, corpus, rows, provenance, table)
 
@@ -491,6 +559,9 @@ def write_outputs(
         "",
         "Written by `services/embedding/training/train.py`. Flagged = probability >= 0.5.",
         "`tiers` = noisy-OR of similarity and classifier; `rules` = the bundled scanner.",
+        "The last column scores the same rows with the fp32 network's vectors (corpus",
+        "included): the int8 vectors differ from one CPU to another, and the fp32 ones stand",
+        "in for a host whose int8 kernels are not this one's.",
         "",
     ]
     for part, label in ((HELD_OUT, "held-out (never used to choose)"), (VALIDATION, "validation")):
@@ -498,13 +569,13 @@ def write_outputs(
             f"## {label}",
             "",
             "| source | attacks | benign | similarity TPR/FPR | classifier TPR/FPR "
-            "| tiers TPR/FPR | rules+tiers TPR/FPR |",
-            "|---|---:|---:|---|---|---|---|",
+            "| tiers TPR/FPR | rules+tiers TPR/FPR | rules+tiers on fp32 vectors |",
+            "|---|---:|---:|---|---|---|---|---|",
         ]
         for source, result in table[part].items():
             cells = [
                 f"{_pct(result[n]['tpr'])} / {_pct(result[n]['fpr'])}"
-                for n in ("similarity", "classifier", "tiers", "rules+tiers")
+                for n in ("similarity", "classifier", "tiers", "rules+tiers", "rules+tiers fp32")
             ]
             first = result["tiers"]
             lines.append(
