@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
@@ -44,6 +45,19 @@ def _metric(name: str, **labels: str) -> float:
     return REGISTRY.get_sample_value(name, labels) or 0.0
 
 
+async def _started_log_with(
+    count: int, make_event: Callable[[], EventRecord], **options: Any
+) -> tuple[FakeStore, EventLog, list[EventRecord]]:
+    """A started log over a FakeStore, with `count` fresh events recorded."""
+    store = FakeStore()
+    log = EventLog(store, **options)  # type: ignore[arg-type]
+    await log.start()
+    events = [make_event() for _ in range(count)]
+    for event in events:
+        log.record(event)
+    return store, log, events
+
+
 async def test_batches_are_written_off_the_loop_thread(make_event) -> None:  # type: ignore[no-untyped-def]
     store = FakeStore()
     log = EventLog(store, batch_size=10, flush_interval=0.05)  # type: ignore[arg-type]
@@ -74,12 +88,7 @@ async def test_a_few_events_are_written_within_the_flush_interval(make_event) ->
 async def test_a_busy_log_writes_full_batches_and_leaves_the_rest_for_later(make_event) -> None:  # type: ignore[no-untyped-def]
     """Under load the writer takes whole batches only; a remainder waits for the batch to
     fill or the interval to pass, rather than going out at once as a small batch."""
-    store = FakeStore()
-    log = EventLog(store, batch_size=10, flush_interval=30)  # type: ignore[arg-type]
-    await log.start()
-    events = [make_event() for _ in range(25)]
-    for event in events:
-        log.record(event)
+    store, log, events = await _started_log_with(25, make_event, batch_size=10, flush_interval=30)
     for _ in range(200):
         if len(store.ids) >= 20:
             break
@@ -93,12 +102,7 @@ async def test_a_busy_log_writes_full_batches_and_leaves_the_rest_for_later(make
 
 
 async def test_close_flushes_everything_queued(make_event) -> None:  # type: ignore[no-untyped-def]
-    store = FakeStore()
-    log = EventLog(store, batch_size=7, flush_interval=60)  # type: ignore[arg-type]
-    await log.start()
-    events = [make_event() for _ in range(50)]
-    for event in events:
-        log.record(event)
+    store, log, events = await _started_log_with(50, make_event, batch_size=7, flush_interval=60)
     await log.close()
     assert sorted(store.ids) == sorted(e.decision_id for e in events)
     assert log.written == 50 and log.queue_depth == 0
