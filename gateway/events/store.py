@@ -91,7 +91,6 @@ class EventStore:
 
     def __init__(self, url: str) -> None:
         self.engine: Engine = db.create_engine(url, purpose="event store")
-        self.backend = self.engine.dialect.name
         db.create_tables(self.engine, _metadata, _PG_LOCK_KEY)
         self._insert = _BatchInsert(self.engine.dialect)
 

@@ -224,16 +224,19 @@ class EventLog:
         while True:
             if self._closed and not self._queue:
                 return
-            draining = self._closed or self._drain_requests > 0
-            if not self._queue or (len(self._queue) < self.batch_size and not draining):
+            interval_passed = False
+            if not self._queue or (len(self._queue) < self.batch_size and not self._draining):
                 try:
                     await asyncio.wait_for(self._wake.wait(), self.flush_interval)
                 except TimeoutError:
-                    draining = True
+                    interval_passed = True
                 self._wake.clear()
-            await self._write_available(
-                whole_batches_only=not (draining or self._closed or self._drain_requests)
-            )
+            await self._write_available(whole_batches_only=not (interval_passed or self._draining))
+
+    @property
+    def _draining(self) -> bool:
+        """Shutting down, or a flush is waiting: partial batches go out at once."""
+        return self._closed or self._drain_requests > 0
 
     async def _write_available(self, *, whole_batches_only: bool = False) -> None:
         """Write batches until the queue is empty (or holds less than a batch)."""
