@@ -102,10 +102,13 @@ class EventStore:
         unique: dict[str, EventRecord] = {}
         for record in records:
             unique.setdefault(record.decision_id, record)
-        excerpts = redact_excerpts([record.excerpt for record in unique.values()])
+        # In key order, two writers whose batches overlap lock the shared ids in the same
+        # order, so PostgreSQL cannot deadlock them.
+        ordered = sorted(unique.values(), key=lambda record: record.decision_id)
+        excerpts = redact_excerpts([record.excerpt for record in ordered])
         rows = [
             self._insert.row(record, excerpt)
-            for record, excerpt in zip(unique.values(), excerpts, strict=True)
+            for record, excerpt in zip(ordered, excerpts, strict=True)
         ]
         inserted = 0
         with self.engine.begin() as connection:

@@ -68,19 +68,24 @@ def test_concurrent_writers_record_each_decision_once(event_store_url: str, make
     events = [make_event(seconds_ago=i) for i in range(200)]
     stores = [EventStore(event_store_url), EventStore(event_store_url)]
     inserted = [0, 0]
+    errors: list[BaseException] = []
     start = threading.Barrier(2)
 
     def write(index: int) -> None:
         start.wait()
         ordered = events if index == 0 else events[::-1]
-        for offset in range(0, len(ordered), 20):
-            inserted[index] += stores[index].write_batch(ordered[offset : offset + 20])
+        try:
+            for offset in range(0, len(ordered), 20):
+                inserted[index] += stores[index].write_batch(ordered[offset : offset + 20])
+        except Exception as exc:  # a deadlock would leave the other writer to do it all
+            errors.append(exc)
 
     threads = [threading.Thread(target=write, args=(i,)) for i in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert errors == []
     assert sum(inserted) == len(events)
     with stores[0].engine.connect() as connection:
         rows = connection.execute(
