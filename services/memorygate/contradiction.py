@@ -627,6 +627,15 @@ def _next_word(text: str, end: int) -> str:
     return str(match.group())
 
 
+def _previous_word(text: str, start: int) -> str:
+    """The word right before `start` (a space apart), or ""."""
+    head = text[max(0, start - 25) : start]
+    if not head.endswith(" ") or head.endswith("  "):
+        return ""
+    words = head.split()
+    return words[-1] if words and words[-1].isalpha() else ""
+
+
 def _normalise(
     kind: str, raw: str, lower: str, start: int, end: int
 ) -> tuple[str, tuple[object, ...]]:
@@ -720,7 +729,14 @@ def _normalise(
     ):
         return "date", (int(value), None, None, None)
     named = unit.isalpha() and unit not in _STOPWORDS and unit not in _NEGATORS
-    return "number", (value, stem(unit) if named else "", "")
+    # A number right after a noun may name it rather than count what follows: "cluster 42
+    # runs" is "the 42 cluster runs". The noun is kept as a second label; one that cannot
+    # be read as a number ("7f3a9c") is kept whole, to be matched as an identifier.
+    label = _previous_word(lower, start)
+    if label in _STOPWORDS or label in _NEGATORS:
+        label = ""
+    comparable: object = value if value is not None else raw
+    return "number", (comparable, stem(unit) if named else "", "", stem(label) if label else "")
 
 
 def _time(raw: str) -> tuple[object, ...]:
@@ -1051,9 +1067,12 @@ def _same_quantity(a: _Value, b: _Value) -> bool | None:
         if currency_a != currency_b:
             return None
     elif a.kind == "number":
-        (value_a, unit_a, word_a), (value_b, unit_b, word_b) = a.norm, b.norm
-        if unit_a != unit_b:
+        (value_a, unit_a, word_a, *label_a), (value_b, unit_b, word_b, *label_b) = a.norm, b.norm
+        if unit_a != unit_b and not _share_a_label({unit_a, *label_a}, {unit_b, *label_b}):
             return None
+        if isinstance(value_a, str) or isinstance(value_b, str):
+            # identifiers: the same one, or two that cannot be compared (not a conflict)
+            return True if value_a == value_b else None
         if word_a != word_b:  # 30 days and 1 month: converted, so compare loosely
             if not isinstance(value_a, float) or not isinstance(value_b, float):
                 return None
@@ -1065,6 +1084,10 @@ def _same_quantity(a: _Value, b: _Value) -> bool | None:
     if not isinstance(value_a, float) or not isinstance(value_b, float):
         return None
     return _consistent(value_a, a.comparator, value_b, b.comparator)
+
+
+def _share_a_label(a: set[object], b: set[object]) -> bool:
+    return bool((a & b) - {""})
 
 
 def _consistent(x: float, cx: str, y: float, cy: str) -> bool:

@@ -249,6 +249,7 @@ def test_substitution_after_the_same_predicate(claim: str, context: str) -> None
             "The US VPN endpoint is vpn-us.corp.example.com.",
         ),
         ("The API also returns XML.", "The API returns JSON."),  # additive
+        ("Cluster 7f3a9c keeps 3 replicas.", "Cluster 7f3a9d keeps 3 replicas."),  # two ids
         (
             "Purchase orders above $10,000 need a sign-off.",
             "Purchase orders above $10,000 need to sign off.",
@@ -325,6 +326,17 @@ def test_update_language() -> None:
             "Guest Wi-Fi is not isolated.",
             "Guest Wi-Fi is not isolated, which IT plans to fix.",
             0.9,
+        ),
+        # a number naming the noun before it, and one that is an identifier, not a number
+        (
+            "Backups of the 796979 cluster run nightly at 02:00 UTC.",
+            "Backups of cluster 796979 run nightly at 02:00 UTC.",
+            0.95,
+        ),
+        (
+            "Backups of the 89840d cluster run nightly at 02:00 UTC.",
+            "Nightly backups of cluster 89840d run at 02:00 UTC.",
+            0.95,
         ),
     ],
 )
