@@ -1,9 +1,12 @@
-"""The learned tier: a small network over sentence embeddings, weights shipped as .npz.
+"""The learned tier: a small network over sentence embeddings, weights shipped as .npz,
+and beside it a linear model over character n-grams (`ngrams.py`).
 
 `data/classifier.npz` holds `w0, b0, w1, b1, ...` (ReLU between layers, one logit out) and
 `meta`, a JSON string with the version, the calibration and how the weights were made
 (`services/embedding/training/train.py`, its seed and data; see `classifier.meta.json`).
-A text's raw score is its highest logit over its windows.
+A text's raw score is its highest logit over its windows. Each part is calibrated on its
+own (0.5 at its operating point); the tier's probability is the higher of the two, so it
+flags what either part flags.
 """
 
 from __future__ import annotations
@@ -17,26 +20,42 @@ import numpy as np
 
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.encoder import Windows
+from mithril.services.embedding.ngrams import NgramModel
 
 
 @dataclass(frozen=True, slots=True)
 class ClassifierResult:
     raw: float
-    """The highest logit over the text's windows."""
+    """The network's highest logit over the text's windows."""
     probability: float
-    """Calibrated probability that the text is an attack."""
+    """Calibrated probability that the text is an attack (the higher of the two parts)."""
+    ngram_raw: float | None = None
+    """The n-gram model's highest logit over the text's windows, if it is loaded."""
 
 
 class Classifier:
     def __init__(
-        self, layers: list[tuple[np.ndarray, np.ndarray]], calibration: Calibration, meta: dict
+        self,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        calibration: Calibration,
+        meta: dict,
+        ngrams: NgramModel | None = None,
     ) -> None:
         if not layers or layers[-1][0].shape[1] != 1:
             raise ValueError("the classifier must end in a single logit")
         self.layers = layers
         self.calibration = calibration
         self.meta = meta
+        self.ngrams = ngrams
         self.version = str(meta.get("version", "unknown"))
+
+    @classmethod
+    def from_files(cls, path: Path, ngram_path: Path | None) -> Classifier:
+        """The network at `path` and, if given, the n-gram model at `ngram_path`."""
+        network = cls.from_file(path)
+        if ngram_path is not None:
+            network.ngrams = NgramModel.from_file(ngram_path)
+        return network
 
     @classmethod
     def from_file(cls, path: Path) -> Classifier:
@@ -63,10 +82,27 @@ class Classifier:
                 np.maximum(hidden, 0, out=hidden)
         return np.asarray(hidden[:, 0], dtype=np.float64)
 
-    def classify(self, windows: Windows, count: int) -> list[ClassifierResult]:
-        raws = windows.max_per_text(self.logits(windows.vectors), count)
+    def classify(self, windows: Windows, texts: list[str]) -> list[ClassifierResult]:
+        """One result per text; `windows` are `texts`' windows."""
+        raws = windows.max_per_text(self.logits(windows.vectors), len(texts))
         probabilities = self.calibration.probability(raws)
+        if self.ngrams is None:
+            return [
+                ClassifierResult(float(raw), float(p))
+                for raw, p in zip(raws, probabilities, strict=True)
+            ]
+        ngram_logits = self.ngrams.logits(window_texts(windows, texts))
+        ngram_raws = windows.max_per_text(ngram_logits, len(texts))
+        probabilities = np.maximum(probabilities, self.ngrams.calibration.probability(ngram_raws))
         return [
-            ClassifierResult(float(raw), float(p))
-            for raw, p in zip(raws, probabilities, strict=True)
+            ClassifierResult(float(raw), float(p), float(ngram_raw))
+            for raw, p, ngram_raw in zip(raws, probabilities, ngram_raws, strict=True)
         ]
+
+
+def window_texts(windows: Windows, texts: list[str]) -> list[str]:
+    """The characters each window covers."""
+    return [
+        texts[owner][start:end]
+        for owner, (start, end) in zip(windows.owner.tolist(), windows.spans.tolist(), strict=True)
+    ]

@@ -13,6 +13,7 @@ DEFAULT_PORT = 50053
 DATA_DIR = Path(__file__).resolve().parent / "data"
 BUNDLED_CORPUS = DATA_DIR / "attack_corpus.jsonl"
 BUNDLED_CLASSIFIER = DATA_DIR / "classifier.npz"
+BUNDLED_NGRAM_CLASSIFIER = DATA_DIR / "ngram_classifier.npz"
 BUNDLED_SIMILARITY_CALIBRATION = DATA_DIR / "similarity_calibration.json"
 
 
@@ -82,6 +83,15 @@ class EmbeddingSettings(ServiceSettings):
     classifier_file: Path = Field(
         BUNDLED_CLASSIFIER,
         description="Classifier weights (.npz) written by services/embedding/training.",
+    )
+    ngram_features: bool = Field(
+        True,
+        description="Score character n-grams beside the network (the classifier flags what"
+        " either flags); off, the network decides alone, at its own operating point.",
+    )
+    ngram_classifier_file: Path = Field(
+        BUNDLED_NGRAM_CLASSIFIER,
+        description="The n-gram model (.npz) written by services/embedding/training.",
     )
     similarity_calibration_file: Path = Field(
         BUNDLED_SIMILARITY_CALIBRATION,

@@ -83,7 +83,10 @@ class EmbeddingTiers:
         matrix, cached = load_index(corpus, encoder.model_id, encoder.encode, settings.cache_dir)
         calibration = Calibration.from_file(settings.similarity_calibration_file)
         index = SimilarityIndex(corpus, matrix, calibration)
-        classifier = Classifier.from_file(settings.classifier_file)
+        classifier = Classifier.from_files(
+            settings.classifier_file,
+            settings.ngram_classifier_file if settings.ngram_features else None,
+        )
         _check_trained_on(classifier, encoder)
         return cls(settings, encoder, index, classifier, index_from_cache=cached)
 
@@ -96,7 +99,7 @@ class EmbeddingTiers:
         texts = list(texts)
         windows = self.encoder.encode_windows(texts, self.settings.max_windows)
         similar = self.index.search(windows, len(texts), top_k or self.settings.top_k)
-        classified = self.classifier.classify(windows, len(texts))
+        classified = self.classifier.classify(windows, texts)
         return [
             TierScore(s.score, c.probability, s.neighbors, s.raw)
             for s, c in zip(similar, classified, strict=True)

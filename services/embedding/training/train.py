@@ -10,17 +10,19 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
 - DEV is cut again, deterministically: a row is VALIDATION when
   sha256(VALIDATION_SALT + group) % 5 == 0 (group = the text, or for BIPIA the clean
   context, so a context and its attacked copies stay together), FIT otherwise.
-- The classifier is fitted on FIT rows, on two views of each: this host's int8 vectors and
-  the fp32 network's (`reference_encoder` says why). Its threshold and calibration, and the
-  similarity tier's, are chosen on VALIDATION rows (false-positive rate at most 1 % on each
-  benign source there, in both views for the classifier). HELD_OUT rows are only scored,
+- The classifier's network is fitted on FIT rows, on two views of each: this host's int8
+  vectors and the fp32 network's (`reference_encoder` says why). Its n-gram model is
+  fitted on the same FIT windows, as text. The thresholds and calibrations of both, and
+  the similarity tier's, are chosen on VALIDATION rows (false-positive rate at most 1 % on
+  each benign source there, in both views for the network). HELD_OUT rows are only scored,
   for the report, never used to choose.
 - The corpus is every DEV attack row (BIPIA: its train attack strings), exact and near
   duplicates (cosine >= DEDUPE_COSINE) removed. The similarity calibration is fitted with a
   corpus that leaves out the VALIDATION rows, so a validation row never finds itself.
 
 Writes `data/attack_corpus.jsonl`, `attack_corpus.meta.json`, `classifier.npz`,
-`classifier.meta.json`, `similarity_calibration.json` and `training_report.md`. Needs the
+`classifier.meta.json`, `ngram_classifier.npz`, `ngram_classifier.meta.json`,
+`similarity_calibration.json` and `training_report.md`. Needs the
 dev extras (scikit-learn); the embeddings come from the service's own encoder.
 """
 
@@ -42,10 +44,12 @@ from mithril.benchmark.detection import GPTFUZZ_PLACEHOLDER, HELD_OUT, held_out,
 from mithril.domain import Origin
 from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.classifier import window_texts
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.corpus import Corpus, CorpusEntry
 from mithril.services.embedding.encoder import Encoder, Windows
 from mithril.services.embedding.network import file_digest
+from mithril.services.embedding.ngrams import LONGEST, SHORTEST, NgramModel
 
 SEED = 1234
 VALIDATION_SALT = "mithril-embedding-validation:"
@@ -53,6 +57,11 @@ DEDUPE_COSINE = 0.95
 MAX_FPR = 0.01
 HIDDEN = 128
 VERSION = "mlp128-2025.1"
+NGRAM_FEATURES = 50_000
+"""The most frequent n-grams of the FIT windows (at least two windows each) are kept."""
+NGRAM_C = 4.0
+"""Inverse L2 strength of the n-gram logistic regression."""
+NGRAM_VERSION = "char3-5-lr-2026.1"
 FIT, VALIDATION = "fit", "validation"
 
 SOURCES_META = [
@@ -273,24 +282,30 @@ def fit_calibration(raw: np.ndarray, labels: np.ndarray, threshold: float) -> Ca
 SHARPEN = (1.0, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 64.0, 100.0)
 
 
+def _sharpened(calibration: Calibration, factor: float) -> Calibration:
+    return Calibration(calibration.threshold, calibration.slope * factor)
+
+
 def sharpen(
-    clf: Calibration,
+    classifier_parts: list[tuple[Calibration, np.ndarray]],
     sim: Calibration,
-    clf_raw: np.ndarray,
     sim_raw: np.ndarray,
     labels: np.ndarray,
     sources: np.ndarray,
 ) -> float:
-    """The smallest factor on both Platt slopes that keeps the gateway's noisy-OR of the two
-    tiers at FPR <= MAX_FPR on every benign source (or the best one reachable).
+    """The smallest factor on every Platt slope that keeps the gateway's noisy-OR of the two
+    tiers at FPR <= MAX_FPR on every benign source (or the best one reachable). The
+    classifier's probability is the higher of its parts' (network, n-grams).
 
     Platt slopes fitted on single weak features are shallow: benign texts get 0.2-0.4 from
     each tier, and a noisy-OR of two such values crosses 0.5. Sharpening keeps 0.5 exactly
     at each tier's operating point and pushes the mass below it towards 0."""
     best = (np.inf, SHARPEN[-1])
     for factor in SHARPEN:
-        p_clf = Calibration(clf.threshold, clf.slope * factor).probability(clf_raw)
-        p_sim = Calibration(sim.threshold, sim.slope * factor).probability(sim_raw)
+        p_clf = np.max(
+            [_sharpened(c, factor).probability(raw) for c, raw in classifier_parts], axis=0
+        )
+        p_sim = _sharpened(sim, factor).probability(sim_raw)
         flagged = 1 - (1 - p_clf) * (1 - p_sim) >= 0.5
         worst = max(
             float(flagged[(labels == 0) & (sources == source)].mean())
@@ -300,6 +315,33 @@ def sharpen(
             return factor
         best = min(best, (worst, factor))
     return best[1]
+
+
+def fit_ngrams(texts: list[str], labels: np.ndarray, weights: np.ndarray) -> NgramModel:
+    """The n-gram model fitted on `texts` (uncalibrated: the caller picks the threshold).
+    Its arrays are stored as float32, and so they are here: the threshold is chosen on
+    the scores the shipped model gives."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.linear_model import LogisticRegression
+
+    vectorizer = TfidfVectorizer(
+        analyzer="char_wb",
+        ngram_range=(SHORTEST, LONGEST),
+        sublinear_tf=True,
+        min_df=2,
+        max_features=NGRAM_FEATURES,
+    )
+    features = vectorizer.fit_transform(texts)
+    model = LogisticRegression(C=NGRAM_C, max_iter=3000)
+    model.fit(features, labels, sample_weight=weights)
+    return NgramModel(
+        vectorizer.get_feature_names_out().tolist(),
+        vectorizer.idf_.astype(np.float32),
+        model.coef_[0].astype(np.float32),
+        float(model.intercept_[0]),
+        Calibration(0.0, 1.0),
+        {},
+    )
 
 
 def rates(flagged: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
@@ -387,6 +429,21 @@ def main() -> None:
     clf_raw = classifier_raw(windows)
     clf_raw_reference = classifier_raw(reference_windows)
 
+    # -- n-gram model: the same FIT windows, as text ------------------------------------
+    texts_of_windows = window_texts(windows, [s.text for s in every])
+    ngram_weight = weight[keep].copy()
+    ngram_labels = window_label[keep]
+    for cls in (0, 1):
+        ngram_weight[ngram_labels == cls] *= len(ngram_labels) / (
+            2 * ngram_weight[ngram_labels == cls].sum()
+        )
+    started = time.perf_counter()
+    ngrams = fit_ngrams(
+        [t for t, k in zip(texts_of_windows, keep, strict=True) if k], ngram_labels, ngram_weight
+    )
+    ngram_raw = windows.max_per_text(ngrams.logits(texts_of_windows), len(every))
+    print(f"n-gram model: {len(ngrams.index)} n-grams, {time.perf_counter() - started:.0f}s")
+
     # -- corpus ------------------------------------------------------------------------
     rows = corpus_rows(args.datasets)
     row_vectors = np.vstack(
@@ -437,34 +494,52 @@ def main() -> None:
         np.concatenate([labels[val], labels[val]]),
         clf_threshold,
     )
+    ngram_cal = fit_calibration(
+        ngram_raw[val],
+        labels[val],
+        pick_threshold(ngram_raw[val], labels[val], sources[val]),
+    )
     sim_cal = fit_calibration(
         sim_raw_cal[val],
         labels[val],
         pick_threshold(sim_raw_cal[val], labels[val], sources[val]),
     )
-    platt = {"classifier": clf_cal.to_dict(), "similarity": sim_cal.to_dict()}
+    platt = {
+        "classifier": clf_cal.to_dict(),
+        "ngrams": ngram_cal.to_dict(),
+        "similarity": sim_cal.to_dict(),
+    }
     factor = max(
-        sharpen(clf_cal, sim_cal, clf_view[val], sim_view[val], labels[val], sources[val])
+        sharpen(
+            [(clf_cal, clf_view[val]), (ngram_cal, ngram_raw[val])],
+            sim_cal,
+            sim_view[val],
+            labels[val],
+            sources[val],
+        )
         for clf_view, sim_view in (
             (clf_raw, sim_raw_cal),
             (clf_raw_reference, sim_raw_reference_cal),
         )
     )
-    clf_cal = Calibration(clf_cal.threshold, clf_cal.slope * factor)
-    sim_cal = Calibration(sim_cal.threshold, sim_cal.slope * factor)
-    print("platt", platt, "sharpened by", factor, "->", clf_cal, sim_cal)
+    clf_cal = _sharpened(clf_cal, factor)
+    ngrams.calibration = _sharpened(ngram_cal, factor)
+    sim_cal = _sharpened(sim_cal, factor)
+    print("platt", platt, "sharpened by", factor, "->", clf_cal, ngrams.calibration, sim_cal)
 
     # -- report ------------------------------------------------------------------------
     from mithril.services.scanner import Scanner
 
     scanner = Scanner.from_rule_files()
     rules = np.array([scanner.scan(s.text, s.origin).score for s in every])
-    clf_p = clf_cal.probability(clf_raw)
+    network_p = clf_cal.probability(clf_raw)
+    ngram_p = ngrams.calibration.probability(ngram_raw)
+    clf_p = np.maximum(network_p, ngram_p)
     sim_p = np.where(val, sim_cal.probability(sim_raw_cal), sim_cal.probability(sim_raw_full))
     both = 1 - (1 - clf_p) * (1 - sim_p)
     with_rules = 1 - (1 - both) * (1 - rules)
     # The same cascade on the fp32 vectors: how a host with other int8 kernels might fare.
-    reference_both = 1 - (1 - clf_cal.probability(clf_raw_reference)) * (
+    reference_both = 1 - (1 - np.maximum(clf_cal.probability(clf_raw_reference), ngram_p)) * (
         1
         - np.where(
             val,
@@ -481,6 +556,8 @@ def main() -> None:
                 name: rates(score[mask] >= 0.5, labels[mask])
                 for name, score in (
                     ("similarity", sim_p),
+                    ("network", network_p),
+                    ("n-grams", ngram_p),
                     ("classifier", clf_p),
                     ("tiers", both),
                     ("rules", rules),
@@ -500,7 +577,20 @@ def main() -> None:
         "max_windows": args.max_windows,
         "views": "fitted on the int8 and the fp32 network's vectors of every FIT window",
     }
+    ngrams.meta = {
+        "version": NGRAM_VERSION,
+        "features": f"char_wb {SHORTEST}-{LONGEST}-grams, sublinear tf-idf, L2; the"
+        f" {NGRAM_FEATURES} most frequent in FIT windows (min_df 2)",
+        "estimator": f"sklearn LogisticRegression, C={NGRAM_C}, per-source and class weights",
+        **provenance,
+        "views": "window texts (the same in every view)",
+    }
     write_outputs(args.out, layers, clf_cal, sim_cal, corpus, rows, provenance, table)
+    ngrams.to_file(args.out / "ngram_classifier.npz")
+    (args.out / "ngram_classifier.meta.json").write_text(
+        json.dumps(ngrams.meta | {"calibration": ngrams.calibration.to_dict()}, indent=2) + "\n",
+        "utf-8",
+    )
 
 
 def write_outputs(
@@ -558,6 +648,7 @@ def write_outputs(
         "# Embedding tiers: training report",
         "",
         "Written by `services/embedding/training/train.py`. Flagged = probability >= 0.5.",
+        "`network` and `n-grams` are the classifier's two parts; it flags what either flags.",
         "`tiers` = noisy-OR of similarity and classifier; `rules` = the bundled scanner.",
         "The last column scores the same rows with the fp32 network's vectors (corpus",
         "included): the int8 vectors differ from one CPU to another, and the fp32 ones stand",
@@ -568,14 +659,16 @@ def write_outputs(
         lines += [
             f"## {label}",
             "",
-            "| source | attacks | benign | similarity TPR/FPR | classifier TPR/FPR "
-            "| tiers TPR/FPR | rules+tiers TPR/FPR | rules+tiers on fp32 vectors |",
-            "|---|---:|---:|---|---|---|---|---|",
+            "| source | attacks | benign | similarity TPR/FPR | network | n-grams "
+            "| classifier (either) | tiers TPR/FPR | rules+tiers TPR/FPR "
+            "| rules+tiers on fp32 vectors |",
+            "|---|---:|---:|---|---|---|---|---|---|---|",
         ]
+        columns = ("similarity", "network", "n-grams", "classifier", "tiers", "rules+tiers")
         for source, result in table[part].items():
             cells = [
                 f"{_pct(result[n]['tpr'])} / {_pct(result[n]['fpr'])}"
-                for n in ("similarity", "classifier", "tiers", "rules+tiers", "rules+tiers fp32")
+                for n in (*columns, "rules+tiers fp32")
             ]
             first = result["tiers"]
             lines.append(
