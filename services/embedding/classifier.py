@@ -47,7 +47,14 @@ class Classifier:
         self.calibration = calibration
         self.meta = meta
         self.ngrams = ngrams
-        self.version = str(meta.get("version", "unknown"))
+
+    @property
+    def version(self) -> str:
+        """The network's version, and the n-gram model's when it is loaded."""
+        network = str(self.meta.get("version", "unknown"))
+        if self.ngrams is None:
+            return network
+        return f"{network}+{self.ngrams.meta.get('version', 'unknown')}"
 
     @classmethod
     def from_files(cls, path: Path, ngram_path: Path | None) -> Classifier:

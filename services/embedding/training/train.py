@@ -286,34 +286,51 @@ def _sharpened(calibration: Calibration, factor: float) -> Calibration:
     return Calibration(calibration.threshold, calibration.slope * factor)
 
 
+def learned_probability(
+    classifier_parts: list[tuple[Calibration, np.ndarray]],
+    sim: Calibration,
+    sim_raw: np.ndarray,
+    factor: float = 1.0,
+) -> np.ndarray:
+    """The learned tiers' score as the gateway forms it: one category, so the higher of
+    similarity and the classifier (itself the higher of its parts)."""
+    parts = [(sim, sim_raw), *classifier_parts]
+    return np.max([_sharpened(c, factor).probability(raw) for c, raw in parts], axis=0)
+
+
+def with_rules(rules: np.ndarray, learned: np.ndarray) -> np.ndarray:
+    """The gateway's attack score: the noisy-OR of the rules' and the learned category's."""
+    return 1 - (1 - rules) * (1 - learned)
+
+
 def sharpen(
     classifier_parts: list[tuple[Calibration, np.ndarray]],
     sim: Calibration,
     sim_raw: np.ndarray,
+    rules: np.ndarray,
     labels: np.ndarray,
     sources: np.ndarray,
 ) -> float:
-    """The smallest factor on every Platt slope that keeps the gateway's noisy-OR of the two
-    tiers at FPR <= MAX_FPR on every benign source (or the best one reachable). The
-    classifier's probability is the higher of its parts' (network, n-grams).
+    """The smallest factor on every Platt slope at which the gateway's score flags no more
+    benign rows of any source than MAX_FPR, or than the tiers flag on their own verdicts.
 
-    Platt slopes fitted on single weak features are shallow: benign texts get 0.2-0.4 from
-    each tier, and a noisy-OR of two such values crosses 0.5. Sharpening keeps 0.5 exactly
-    at each tier's operating point and pushes the mass below it towards 0."""
+    A Platt slope fitted on one weak feature is shallow: a benign text can get 0.3 from a
+    rule and 0.3 from the learned tiers, and their noisy-OR crosses 0.5. Sharpening keeps
+    0.5 exactly at each operating point and pushes the mass below it towards 0; the
+    smallest factor that is enough leaves the widest ambiguous band for the judge."""
+    alone = (rules >= 0.5) | (learned_probability(classifier_parts, sim, sim_raw) >= 0.5)
+    benign = [(labels == 0) & (sources == source) for source in set(sources[labels == 0].tolist())]
+    bounds = [max(MAX_FPR, float(alone[rows].mean())) for rows in benign]
     best = (np.inf, SHARPEN[-1])
     for factor in SHARPEN:
-        p_clf = np.max(
-            [_sharpened(c, factor).probability(raw) for c, raw in classifier_parts], axis=0
+        learned = learned_probability(classifier_parts, sim, sim_raw, factor)
+        flagged = with_rules(rules, learned) >= 0.5
+        excess = max(
+            float(flagged[rows].mean()) - bound for rows, bound in zip(benign, bounds, strict=True)
         )
-        p_sim = _sharpened(sim, factor).probability(sim_raw)
-        flagged = 1 - (1 - p_clf) * (1 - p_sim) >= 0.5
-        worst = max(
-            float(flagged[(labels == 0) & (sources == source)].mean())
-            for source in set(sources[labels == 0].tolist())
-        )
-        if worst <= MAX_FPR:
+        if excess <= 0:
             return factor
-        best = min(best, (worst, factor))
+        best = min(best, (excess, factor))
     return best[1]
 
 
@@ -509,11 +526,16 @@ def main() -> None:
         "ngrams": ngram_cal.to_dict(),
         "similarity": sim_cal.to_dict(),
     }
+    from mithril.services.scanner import Scanner
+
+    scanner = Scanner.from_rule_files()
+    rules = np.array([scanner.scan(s.text, s.origin).score for s in every])
     factor = max(
         sharpen(
             [(clf_cal, clf_view[val]), (ngram_cal, ngram_raw[val])],
             sim_cal,
             sim_view[val],
+            rules[val],
             labels[val],
             sources[val],
         )
@@ -528,26 +550,20 @@ def main() -> None:
     print("platt", platt, "sharpened by", factor, "->", clf_cal, ngrams.calibration, sim_cal)
 
     # -- report ------------------------------------------------------------------------
-    from mithril.services.scanner import Scanner
-
-    scanner = Scanner.from_rule_files()
-    rules = np.array([scanner.scan(s.text, s.origin).score for s in every])
     network_p = clf_cal.probability(clf_raw)
     ngram_p = ngrams.calibration.probability(ngram_raw)
     clf_p = np.maximum(network_p, ngram_p)
     sim_p = np.where(val, sim_cal.probability(sim_raw_cal), sim_cal.probability(sim_raw_full))
-    both = 1 - (1 - clf_p) * (1 - sim_p)
-    with_rules = 1 - (1 - both) * (1 - rules)
+    both = np.maximum(clf_p, sim_p)
+    scored = with_rules(rules, both)
     # The same cascade on the fp32 vectors: how a host with other int8 kernels might fare.
-    reference_both = 1 - (1 - np.maximum(clf_cal.probability(clf_raw_reference), ngram_p)) * (
-        1
-        - np.where(
-            val,
-            sim_cal.probability(sim_raw_reference_cal),
-            sim_cal.probability(sim_raw_reference),
-        )
+    reference_sim_p = np.where(
+        val, sim_cal.probability(sim_raw_reference_cal), sim_cal.probability(sim_raw_reference)
     )
-    reference_with_rules = 1 - (1 - reference_both) * (1 - rules)
+    reference_both = np.maximum(
+        np.maximum(clf_cal.probability(clf_raw_reference), ngram_p), reference_sim_p
+    )
+    reference_scored = with_rules(rules, reference_both)
     table: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for part in (VALIDATION, HELD_OUT):
         for source in sorted(set(sources.tolist())):
@@ -561,8 +577,8 @@ def main() -> None:
                     ("classifier", clf_p),
                     ("tiers", both),
                     ("rules", rules),
-                    ("rules+tiers", with_rules),
-                    ("rules+tiers fp32", reference_with_rules),
+                    ("rules+tiers", scored),
+                    ("rules+tiers fp32", reference_scored),
                 )
             }
     provenance = {
@@ -649,7 +665,8 @@ def write_outputs(
         "",
         "Written by `services/embedding/training/train.py`. Flagged = probability >= 0.5.",
         "`network` and `n-grams` are the classifier's two parts; it flags what either flags.",
-        "`tiers` = noisy-OR of similarity and classifier; `rules` = the bundled scanner.",
+        "`tiers` = the higher of similarity and classifier (one category in the gateway);",
+        "`rules` = the bundled scanner; `rules+tiers` = their noisy-OR, as the gateway scores.",
         "The last column scores the same rows with the fp32 network's vectors (corpus",
         "included): the int8 vectors differ from one CPU to another, and the fp32 ones stand",
         "in for a host whose int8 kernels are not this one's.",

@@ -43,6 +43,9 @@ def test_the_ngram_model_is_small_and_made_by_the_same_run(tiers: EmbeddingTiers
     assert ngrams is not None and len(ngrams.index) > 1000
     assert ngrams.meta["seed"] == tiers.classifier.meta["seed"]
     assert ngrams.meta["model_sha256"] == tiers.classifier.meta["model_sha256"]
+    assert (
+        tiers.classifier.version == f"{tiers.classifier.meta['version']}+{ngrams.meta['version']}"
+    )
 
 
 def test_the_classifier_flags_what_either_part_flags(tiers: EmbeddingTiers) -> None:
