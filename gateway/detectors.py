@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import struct
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -19,6 +19,7 @@ import grpc
 from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
 from mithril.gateway.batching import MicroBatcher
+from mithril.gateway.secrets_screen import SecretsScreen
 from mithril.runtime import channels
 from mithril.runtime.channels import bearer_metadata
 from mithril.runtime.convert import finding_from_proto
@@ -236,6 +237,15 @@ class RemoteDetectors:
         self._detections: MicroBatcher[secrets_service_pb2.DetectRequest, Sequence[Finding]] = (
             MicroBatcher(self._detect_batch, max_weight=max_batch_chars, weight=_text_length)
         )
+        self.secrets_screen = SecretsScreen(self._prefilters)
+
+    async def _prefilters(self) -> tuple[Mapping[str, str], str]:
+        reply = await self.secrets.GetPrefilters(
+            secrets_service_pb2.GetPrefiltersRequest(),
+            timeout=self.timeout,
+            metadata=self._metadata,
+        )
+        return dict(reply.prefilters), reply.fingerprint
 
     async def _scan_batch(
         self, requests: list[scanner_service_pb2.ScanRequest]
@@ -259,12 +269,14 @@ class RemoteDetectors:
             reply = await self.secrets.Detect(
                 requests[0], timeout=self.timeout, metadata=self._metadata
             )
+            self.secrets_screen.observe(reply.prefilters_fingerprint)
             return [_findings(reply.findings)]
         batch = await self.secrets.DetectBatch(
             secrets_service_pb2.DetectBatchRequest(requests=requests),
             timeout=self.timeout,
             metadata=self._metadata,
         )
+        self.secrets_screen.observe(batch.prefilters_fingerprint)
         return [_findings(reply.findings) for reply in batch.responses]
 
     async def analyse(
@@ -299,9 +311,9 @@ class RemoteDetectors:
         return Redaction(apply_redactions(text, findings), tuple(findings))
 
     def may_redact(self, data: bytes) -> bool:
-        # The service's detectors may differ from any copy this process could hold (a
-        # rolling upgrade), so only the service can say.
-        return True
+        # The service's own prefilters, fetched from it and retired when it answers with
+        # another fingerprint (a rolling upgrade): see secrets_screen.py.
+        return self.secrets_screen.may_find(data)
 
     async def redact_stream(self, kinds: Collection[str] | None = None) -> RedactStream:
         # No deadline: a stream lives as long as the model's response.
@@ -309,6 +321,7 @@ class RemoteDetectors:
         return _RemoteRedactStream(call, sorted(kinds or ()))
 
     async def close(self) -> None:
+        await self.secrets_screen.close()
         for channel in self._channels:
             await channel.close()
 

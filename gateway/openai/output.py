@@ -98,9 +98,18 @@ async def scan_response(
     policy: Policy,
     output_mode: str,
     kinds: Collection[str] | None,
+    may_redact: Callable[[bytes], bool] | None = None,
 ) -> OutputVerdict:
-    """Scan every field; in redact or block mode rewrite `body` in place."""
-    fields = [field for field in response_fields(body) if field.text]
+    """Scan every field; in redact or block mode rewrite `body` in place. Fields that
+    `may_redact` clears are not sent to `redact` (with the fast tier over gRPC, a clean
+    answer then costs no call)."""
+    fields = [
+        field
+        for field in response_fields(body)
+        if field.text and (may_redact is None or may_redact(field.text.encode()))
+    ]
+    if not fields:
+        return CLEAN
     redactions: list[Redaction] = await gather_all(redact(field.text, kinds) for field in fields)
     findings = tuple(f for redaction in redactions for f in redaction.findings)
     if not findings:

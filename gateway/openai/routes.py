@@ -248,7 +248,12 @@ async def _scan_output(
     kinds = caller.policy.output.kinds or None
     started = time.perf_counter()
     verdict = await scan_response(
-        answer, firewall.redact, _output_policy(caller, mode), mode, kinds
+        answer,
+        firewall.redact,
+        _output_policy(caller, mode),
+        mode,
+        kinds,
+        firewall.detectors.may_redact,
     )
     if verdict.decision is None:
         return Response(content, 200, headers=headers)  # clean: the input event stands

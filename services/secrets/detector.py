@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import hashlib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -80,6 +81,7 @@ class SecretsDetector:
     __slots__ = (
         "_by_set_index",
         "_detectors",
+        "_fingerprint",
         "_index_by_kind",
         "_infos",
         "_plans",
@@ -97,6 +99,10 @@ class SecretsDetector:
         self._index_by_kind = {d.info.name: i for i, d in enumerate(self._detectors)}
         self._infos = {detector.info.name: detector.info for detector in self._detectors}
         self._plans: dict[tuple[Detector, ...], _Plan] = {}
+        digest = hashlib.sha256()
+        for kind, pattern in sorted(self.prefilters.items()):
+            digest.update(f"{len(kind)}:{kind}{len(pattern)}:{pattern}".encode())
+        self._fingerprint = digest.hexdigest()
 
     @classmethod
     def default(cls) -> SecretsDetector:
@@ -112,6 +118,11 @@ class SecretsDetector:
         """Kind -> the RE2 pattern every match of that kind's detector contains (its
         prefilter), for a caller that matches them in an RE2 set of its own."""
         return {detector.info.name: detector.prefilter for detector in self._detectors}
+
+    @property
+    def prefilters_fingerprint(self) -> str:
+        """Hex SHA-256 of `prefilters`: two detectors with equal fingerprints screen alike."""
+        return self._fingerprint
 
     def may_find(self, data: bytes) -> bool:
         """False only when no detector's prefilter occurs in `data` (UTF-8): then no

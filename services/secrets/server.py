@@ -9,10 +9,13 @@ from mithril.services.secrets.detector import SecretsDetector
 from mithril.services.secrets.servicer import SERVICE_NAME, SecretsServicer
 
 
-async def create_server(settings: SecretsSettings | None = None) -> ServiceServer:
-    """A bound, unstarted server; unpacks as `(server, port)`."""
+async def create_server(
+    settings: SecretsSettings | None = None, detector: SecretsDetector | None = None
+) -> ServiceServer:
+    """A bound, unstarted server; unpacks as `(server, port)`. `detector` defaults to
+    every registered detector."""
     settings = settings or SecretsSettings()
-    servicer = SecretsServicer(SecretsDetector.default())
+    servicer = SecretsServicer(detector or SecretsDetector.default())
     handle = await build_server(
         settings,
         [

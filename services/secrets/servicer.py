@@ -44,7 +44,10 @@ class SecretsServicer(pb_grpc.SecretsServiceServicer):
     ) -> pb.DetectResponse:
         findings = self.detector.detect(request.text, self._kinds(request.kinds))
         self._annotate(len(request.text), [f.kind for f in findings])
-        return pb.DetectResponse(findings=findings_to_proto(findings))
+        return pb.DetectResponse(
+            findings=findings_to_proto(findings),
+            prefilters_fingerprint=self.detector.prefilters_fingerprint,
+        )
 
     async def DetectBatch(
         self, request: pb.DetectBatchRequest, context: grpc.aio.ServicerContext
@@ -54,7 +57,9 @@ class SecretsServicer(pb_grpc.SecretsServiceServicer):
         for index, item in enumerate(request.requests):
             findings = self.detector.detect(item.text, self._kinds(item.kinds, index))
             responses.append(pb.DetectResponse(findings=findings_to_proto(findings)))
-        return pb.DetectBatchResponse(responses=responses)
+        return pb.DetectBatchResponse(
+            responses=responses, prefilters_fingerprint=self.detector.prefilters_fingerprint
+        )
 
     async def Redact(
         self, request: pb.RedactRequest, context: grpc.aio.ServicerContext
@@ -106,4 +111,12 @@ class SecretsServicer(pb_grpc.SecretsServiceServicer):
                 )
                 for kind in self.detector.kinds
             ]
+        )
+
+    async def GetPrefilters(
+        self, request: pb.GetPrefiltersRequest, context: grpc.aio.ServicerContext
+    ) -> pb.GetPrefiltersResponse:
+        return pb.GetPrefiltersResponse(
+            prefilters=self.detector.prefilters,
+            fingerprint=self.detector.prefilters_fingerprint,
         )

@@ -25,35 +25,43 @@ _sym_db = _symbol_database.Default()
 from mithril.common.v1 import common_pb2 as mithril_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(mithril/secrets/v1/secrets_service.proto\x12\x12mithril.secrets.v1\x1a\x1emithril/common/v1/common.proto\",\n\rDetectRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05kinds\x18\x02 \x03(\t\">\n\x0e\x44\x65tectResponse\x12,\n\x08\x66indings\x18\x01 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\"I\n\x12\x44\x65tectBatchRequest\x12\x33\n\x08requests\x18\x01 \x03(\x0b\x32!.mithril.secrets.v1.DetectRequest\"L\n\x13\x44\x65tectBatchResponse\x12\x35\n\tresponses\x18\x01 \x03(\x0b\x32\".mithril.secrets.v1.DetectResponse\",\n\rRedactRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05kinds\x18\x02 \x03(\t\"L\n\x0eRedactResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\"3\n\x13RedactStreamRequest\x12\r\n\x05\x63hunk\x18\x01 \x01(\t\x12\r\n\x05kinds\x18\x02 \x03(\t\"R\n\x14RedactStreamResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\"\x12\n\x10ListKindsRequest\"j\n\x04Kind\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x02 \x01(\t\x12-\n\x08severity\x18\x03 \x01(\x0e\x32\x1b.mithril.common.v1.Severity\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"<\n\x11ListKindsResponse\x12\'\n\x05kinds\x18\x01 \x03(\x0b\x32\x18.mithril.secrets.v1.Kind2\xd3\x03\n\x0eSecretsService\x12O\n\x06\x44\x65tect\x12!.mithril.secrets.v1.DetectRequest\x1a\".mithril.secrets.v1.DetectResponse\x12^\n\x0b\x44\x65tectBatch\x12&.mithril.secrets.v1.DetectBatchRequest\x1a\'.mithril.secrets.v1.DetectBatchResponse\x12O\n\x06Redact\x12!.mithril.secrets.v1.RedactRequest\x1a\".mithril.secrets.v1.RedactResponse\x12\x65\n\x0cRedactStream\x12\'.mithril.secrets.v1.RedactStreamRequest\x1a(.mithril.secrets.v1.RedactStreamResponse(\x01\x30\x01\x12X\n\tListKinds\x12$.mithril.secrets.v1.ListKindsRequest\x1a%.mithril.secrets.v1.ListKindsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(mithril/secrets/v1/secrets_service.proto\x12\x12mithril.secrets.v1\x1a\x1emithril/common/v1/common.proto\",\n\rDetectRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05kinds\x18\x02 \x03(\t\"^\n\x0e\x44\x65tectResponse\x12,\n\x08\x66indings\x18\x01 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\x12\x1e\n\x16prefilters_fingerprint\x18\x02 \x01(\t\"I\n\x12\x44\x65tectBatchRequest\x12\x33\n\x08requests\x18\x01 \x03(\x0b\x32!.mithril.secrets.v1.DetectRequest\"l\n\x13\x44\x65tectBatchResponse\x12\x35\n\tresponses\x18\x01 \x03(\x0b\x32\".mithril.secrets.v1.DetectResponse\x12\x1e\n\x16prefilters_fingerprint\x18\x02 \x01(\t\",\n\rRedactRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\r\n\x05kinds\x18\x02 \x03(\t\"L\n\x0eRedactResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\"3\n\x13RedactStreamRequest\x12\r\n\x05\x63hunk\x18\x01 \x01(\t\x12\r\n\x05kinds\x18\x02 \x03(\t\"R\n\x14RedactStreamResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\"\x12\n\x10ListKindsRequest\"j\n\x04Kind\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08\x63\x61tegory\x18\x02 \x01(\t\x12-\n\x08severity\x18\x03 \x01(\x0e\x32\x1b.mithril.common.v1.Severity\x12\x13\n\x0b\x64\x65scription\x18\x04 \x01(\t\"<\n\x11ListKindsResponse\x12\'\n\x05kinds\x18\x01 \x03(\x0b\x32\x18.mithril.secrets.v1.Kind\"\x16\n\x14GetPrefiltersRequest\"\xae\x01\n\x15GetPrefiltersResponse\x12M\n\nprefilters\x18\x01 \x03(\x0b\x32\x39.mithril.secrets.v1.GetPrefiltersResponse.PrefiltersEntry\x12\x13\n\x0b\x66ingerprint\x18\x02 \x01(\t\x1a\x31\n\x0fPrefiltersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x32\xb9\x04\n\x0eSecretsService\x12O\n\x06\x44\x65tect\x12!.mithril.secrets.v1.DetectRequest\x1a\".mithril.secrets.v1.DetectResponse\x12^\n\x0b\x44\x65tectBatch\x12&.mithril.secrets.v1.DetectBatchRequest\x1a\'.mithril.secrets.v1.DetectBatchResponse\x12O\n\x06Redact\x12!.mithril.secrets.v1.RedactRequest\x1a\".mithril.secrets.v1.RedactResponse\x12\x65\n\x0cRedactStream\x12\'.mithril.secrets.v1.RedactStreamRequest\x1a(.mithril.secrets.v1.RedactStreamResponse(\x01\x30\x01\x12X\n\tListKinds\x12$.mithril.secrets.v1.ListKindsRequest\x1a%.mithril.secrets.v1.ListKindsResponse\x12\x64\n\rGetPrefilters\x12(.mithril.secrets.v1.GetPrefiltersRequest\x1a).mithril.secrets.v1.GetPrefiltersResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mithril.secrets.v1.secrets_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_GETPREFILTERSRESPONSE_PREFILTERSENTRY']._loaded_options = None
+  _globals['_GETPREFILTERSRESPONSE_PREFILTERSENTRY']._serialized_options = b'8\001'
   _globals['_DETECTREQUEST']._serialized_start=96
   _globals['_DETECTREQUEST']._serialized_end=140
   _globals['_DETECTRESPONSE']._serialized_start=142
-  _globals['_DETECTRESPONSE']._serialized_end=204
-  _globals['_DETECTBATCHREQUEST']._serialized_start=206
-  _globals['_DETECTBATCHREQUEST']._serialized_end=279
-  _globals['_DETECTBATCHRESPONSE']._serialized_start=281
-  _globals['_DETECTBATCHRESPONSE']._serialized_end=357
-  _globals['_REDACTREQUEST']._serialized_start=359
-  _globals['_REDACTREQUEST']._serialized_end=403
-  _globals['_REDACTRESPONSE']._serialized_start=405
-  _globals['_REDACTRESPONSE']._serialized_end=481
-  _globals['_REDACTSTREAMREQUEST']._serialized_start=483
-  _globals['_REDACTSTREAMREQUEST']._serialized_end=534
-  _globals['_REDACTSTREAMRESPONSE']._serialized_start=536
-  _globals['_REDACTSTREAMRESPONSE']._serialized_end=618
-  _globals['_LISTKINDSREQUEST']._serialized_start=620
-  _globals['_LISTKINDSREQUEST']._serialized_end=638
-  _globals['_KIND']._serialized_start=640
-  _globals['_KIND']._serialized_end=746
-  _globals['_LISTKINDSRESPONSE']._serialized_start=748
-  _globals['_LISTKINDSRESPONSE']._serialized_end=808
-  _globals['_SECRETSSERVICE']._serialized_start=811
-  _globals['_SECRETSSERVICE']._serialized_end=1278
+  _globals['_DETECTRESPONSE']._serialized_end=236
+  _globals['_DETECTBATCHREQUEST']._serialized_start=238
+  _globals['_DETECTBATCHREQUEST']._serialized_end=311
+  _globals['_DETECTBATCHRESPONSE']._serialized_start=313
+  _globals['_DETECTBATCHRESPONSE']._serialized_end=421
+  _globals['_REDACTREQUEST']._serialized_start=423
+  _globals['_REDACTREQUEST']._serialized_end=467
+  _globals['_REDACTRESPONSE']._serialized_start=469
+  _globals['_REDACTRESPONSE']._serialized_end=545
+  _globals['_REDACTSTREAMREQUEST']._serialized_start=547
+  _globals['_REDACTSTREAMREQUEST']._serialized_end=598
+  _globals['_REDACTSTREAMRESPONSE']._serialized_start=600
+  _globals['_REDACTSTREAMRESPONSE']._serialized_end=682
+  _globals['_LISTKINDSREQUEST']._serialized_start=684
+  _globals['_LISTKINDSREQUEST']._serialized_end=702
+  _globals['_KIND']._serialized_start=704
+  _globals['_KIND']._serialized_end=810
+  _globals['_LISTKINDSRESPONSE']._serialized_start=812
+  _globals['_LISTKINDSRESPONSE']._serialized_end=872
+  _globals['_GETPREFILTERSREQUEST']._serialized_start=874
+  _globals['_GETPREFILTERSREQUEST']._serialized_end=896
+  _globals['_GETPREFILTERSRESPONSE']._serialized_start=899
+  _globals['_GETPREFILTERSRESPONSE']._serialized_end=1073
+  _globals['_GETPREFILTERSRESPONSE_PREFILTERSENTRY']._serialized_start=1024
+  _globals['_GETPREFILTERSRESPONSE_PREFILTERSENTRY']._serialized_end=1073
+  _globals['_SECRETSSERVICE']._serialized_start=1076
+  _globals['_SECRETSSERVICE']._serialized_end=1645
 # @@protoc_insertion_point(module_scope)

@@ -16,10 +16,12 @@ class DetectRequest(_message.Message):
     def __init__(self, text: _Optional[str] = ..., kinds: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class DetectResponse(_message.Message):
-    __slots__ = ("findings",)
+    __slots__ = ("findings", "prefilters_fingerprint")
     FINDINGS_FIELD_NUMBER: _ClassVar[int]
+    PREFILTERS_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     findings: _containers.RepeatedCompositeFieldContainer[_common_pb2.Finding]
-    def __init__(self, findings: _Optional[_Iterable[_Union[_common_pb2.Finding, _Mapping]]] = ...) -> None: ...
+    prefilters_fingerprint: str
+    def __init__(self, findings: _Optional[_Iterable[_Union[_common_pb2.Finding, _Mapping]]] = ..., prefilters_fingerprint: _Optional[str] = ...) -> None: ...
 
 class DetectBatchRequest(_message.Message):
     __slots__ = ("requests",)
@@ -28,10 +30,12 @@ class DetectBatchRequest(_message.Message):
     def __init__(self, requests: _Optional[_Iterable[_Union[DetectRequest, _Mapping]]] = ...) -> None: ...
 
 class DetectBatchResponse(_message.Message):
-    __slots__ = ("responses",)
+    __slots__ = ("responses", "prefilters_fingerprint")
     RESPONSES_FIELD_NUMBER: _ClassVar[int]
+    PREFILTERS_FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
     responses: _containers.RepeatedCompositeFieldContainer[DetectResponse]
-    def __init__(self, responses: _Optional[_Iterable[_Union[DetectResponse, _Mapping]]] = ...) -> None: ...
+    prefilters_fingerprint: str
+    def __init__(self, responses: _Optional[_Iterable[_Union[DetectResponse, _Mapping]]] = ..., prefilters_fingerprint: _Optional[str] = ...) -> None: ...
 
 class RedactRequest(_message.Message):
     __slots__ = ("text", "kinds")
@@ -86,3 +90,22 @@ class ListKindsResponse(_message.Message):
     KINDS_FIELD_NUMBER: _ClassVar[int]
     kinds: _containers.RepeatedCompositeFieldContainer[Kind]
     def __init__(self, kinds: _Optional[_Iterable[_Union[Kind, _Mapping]]] = ...) -> None: ...
+
+class GetPrefiltersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetPrefiltersResponse(_message.Message):
+    __slots__ = ("prefilters", "fingerprint")
+    class PrefiltersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    PREFILTERS_FIELD_NUMBER: _ClassVar[int]
+    FINGERPRINT_FIELD_NUMBER: _ClassVar[int]
+    prefilters: _containers.ScalarMap[str, str]
+    fingerprint: str
+    def __init__(self, prefilters: _Optional[_Mapping[str, str]] = ..., fingerprint: _Optional[str] = ...) -> None: ...

@@ -61,6 +61,11 @@ class SecretsServiceStub:
                 request_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.ListKindsRequest.SerializeToString,
                 response_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.ListKindsResponse.FromString,
                 _registered_method=True)
+        self.GetPrefilters = channel.unary_unary(
+                '/mithril.secrets.v1.SecretsService/GetPrefilters',
+                request_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.GetPrefiltersRequest.SerializeToString,
+                response_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.GetPrefiltersResponse.FromString,
+                _registered_method=True)
 
 
 class SecretsServiceServicer:
@@ -105,6 +110,16 @@ class SecretsServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetPrefilters(self, request, context):
+        """GetPrefilters publishes every detector's prefilter: an RE2 pattern each of its matches
+        contains. A caller that finds none of them in a text knows, without a call, that the
+        service finds nothing in it. Detect and DetectBatch answer with the same fingerprint,
+        so a caller notices when the service's detectors change.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SecretsServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -132,6 +147,11 @@ def add_SecretsServiceServicer_to_server(servicer, server):
                     servicer.ListKinds,
                     request_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.ListKindsRequest.FromString,
                     response_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.ListKindsResponse.SerializeToString,
+            ),
+            'GetPrefilters': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPrefilters,
+                    request_deserializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.GetPrefiltersRequest.FromString,
+                    response_serializer=mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.GetPrefiltersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -271,6 +291,33 @@ class SecretsService:
             '/mithril.secrets.v1.SecretsService/ListKinds',
             mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.ListKindsRequest.SerializeToString,
             mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.ListKindsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPrefilters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mithril.secrets.v1.SecretsService/GetPrefilters',
+            mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.GetPrefiltersRequest.SerializeToString,
+            mithril_dot_secrets_dot_v1_dot_secrets__service__pb2.GetPrefiltersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -32,8 +32,16 @@ def chat_body(content: str, *, ensure_ascii: bool = False) -> bytes:
 
 
 def findings_in(body: bytes) -> int:
+    """What the gateway's output scan finds, its per-field screen included."""
     verdict = asyncio.run(
-        scan_response(orjson.loads(body), DETECTORS.redact, OUTPUT_POLICY, "redact", None)
+        scan_response(
+            orjson.loads(body),
+            DETECTORS.redact,
+            OUTPUT_POLICY,
+            "redact",
+            None,
+            DETECTORS.may_redact,
+        )
     )
     return len(verdict.findings)
 
@@ -54,6 +62,31 @@ def test_ordinary_answers_pass_the_screen_without_parsing() -> None:
         body = chat_body(content)
         assert findings_in(body) == 0
         assert plainly_clean(body, DETECTORS.may_redact)
+
+
+def test_a_real_answers_metadata_defeats_the_raw_screen_but_not_the_field_screen() -> None:
+    # A model's answer carries a timestamp and token counts: digits and "token" are
+    # prefilters (phone numbers, credential assignments), so the raw body always "may"
+    # hold something. The fields are screened one by one, and clean ones are not scanned.
+    answer = orjson.loads(chat_body("The capital of France is Paris."))
+    answer["created"] = 1764460800
+    answer["usage"] = {"prompt_tokens": 12, "completion_tokens": 7, "total_tokens": 19}
+    assert not plainly_clean(orjson.dumps(answer), DETECTORS.may_redact)
+    scanned: list[str] = []
+
+    async def redact(text, kinds):  # type: ignore[no-untyped-def]
+        scanned.append(text)
+        return await DETECTORS.redact(text, kinds)
+
+    def scan(content: str) -> int:
+        answer["choices"][0]["message"]["content"] = content
+        verdict = asyncio.run(
+            scan_response(answer, redact, OUTPUT_POLICY, "redact", None, DETECTORS.may_redact)
+        )
+        return len(verdict.findings)
+
+    assert scan("The capital of France is Paris.") == 0 and scanned == []
+    assert scan("mail ana@example.com") == 1 and scanned == ["mail ana@example.com"]
 
 
 def test_escapes_defeat_the_screen() -> None:
