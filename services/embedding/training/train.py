@@ -44,7 +44,7 @@ from mithril.benchmark.detection import GPTFUZZ_PLACEHOLDER, HELD_OUT, held_out,
 from mithril.domain import Origin
 from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.calibration import Calibration
-from mithril.services.embedding.classifier import window_texts
+from mithril.services.embedding.classifier import Classifier, window_texts
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.corpus import Corpus, CorpusEntry
 from mithril.services.embedding.encoder import Encoder, Windows
@@ -334,6 +334,13 @@ def sharpen(
     return best[1]
 
 
+def balanced(weights: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """`weights` scaled in place so that both classes carry half of the total."""
+    for cls in (0, 1):
+        weights[labels == cls] *= len(labels) / (2 * weights[labels == cls].sum())
+    return weights
+
+
 def fit_ngrams(texts: list[str], labels: np.ndarray, weights: np.ndarray) -> NgramModel:
     """The n-gram model fitted on `texts` (uncalibrated: the caller picks the threshold).
     Its arrays are stored as float32, and so they are here: the threshold is chosen on
@@ -416,9 +423,7 @@ def main() -> None:
     # Both views of every FIT window, each at half weight.
     x = np.vstack([windows.vectors[keep], reference_windows.vectors[keep]])
     y = np.concatenate([window_label[keep], window_label[keep]])
-    sw = np.concatenate([weight[keep], weight[keep]])
-    for cls in (0, 1):  # balance the classes
-        sw[y == cls] *= len(y) / (2 * sw[y == cls].sum())
+    sw = balanced(np.concatenate([weight[keep], weight[keep]]), y)
     print(f"fitting on {len(y)} windows ({int(y.sum())} attack)")
     model = MLPClassifier(
         hidden_layer_sizes=(HIDDEN,),
@@ -435,25 +440,18 @@ def main() -> None:
         for w, b in zip(model.coefs_, model.intercepts_, strict=True)
     ]
 
+    network = Classifier(layers, Calibration(0.0, 1.0), {})  # uncalibrated: for raw logits
+
     def classifier_raw(view: Windows) -> np.ndarray:
-        logits = view.vectors.astype(np.float32)
-        for position, (w, b) in enumerate(layers):
-            logits = logits @ w + b
-            if position < len(layers) - 1:
-                logits = np.maximum(logits, 0)
-        return view.max_per_text(logits[:, 0].astype(np.float64), len(every))
+        return view.max_per_text(network.logits(view.vectors), len(every))
 
     clf_raw = classifier_raw(windows)
     clf_raw_reference = classifier_raw(reference_windows)
 
     # -- n-gram model: the same FIT windows, as text ------------------------------------
     texts_of_windows = window_texts(windows, [s.text for s in every])
-    ngram_weight = weight[keep].copy()
     ngram_labels = window_label[keep]
-    for cls in (0, 1):
-        ngram_weight[ngram_labels == cls] *= len(ngram_labels) / (
-            2 * ngram_weight[ngram_labels == cls].sum()
-        )
+    ngram_weight = balanced(weight[keep].copy(), ngram_labels)
     started = time.perf_counter()
     ngrams = fit_ngrams(
         [t for t, k in zip(texts_of_windows, keep, strict=True) if k], ngram_labels, ngram_weight
