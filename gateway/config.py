@@ -65,10 +65,16 @@ class GatewaySettings(BaseSettings):
         5.0, gt=0, description="Deadline for one judge call; past it the judge is skipped."
     )
     fast_tier: Literal["remote", "local"] = Field(
-        "remote",
-        description="remote: the scanner and secrets services are called over gRPC;"
-        " local: the same libraries run inside the gateway process (no hops; the services"
-        " still serve other callers).",
+        "local",
+        description="local: the scanner and secrets libraries run inside the gateway process"
+        " (no hop on the request path; the services still serve the memory gate and direct"
+        " callers); remote: the gateway calls the scanner and secrets services over gRPC"
+        " (two hops per scanned text, so they scale apart from the gateway).",
+    )
+    rule_files: list[Path] = Field(
+        default_factory=list,
+        description="Extra rule files for the in-process fast tier, as a JSON list (the"
+        " scanner's own MITHRIL_SCANNER_RULE_FILES for a remote one).",
     )
     service_token: str = Field(
         "", description="Bearer token sent to the services (their MITHRIL_<SVC>_AUTH_TOKEN)."

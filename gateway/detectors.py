@@ -12,6 +12,7 @@ import dataclasses
 import struct
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 import grpc
@@ -115,12 +116,12 @@ class LocalDetectors:
     detectors' prefilters ride in the scanner's first-stage RE2 set (`Scanner` extra
     triggers), so a text both libraries scan is read by one set pass, not two."""
 
-    def __init__(self) -> None:
+    def __init__(self, rule_files: Sequence[Path] = ()) -> None:
         from mithril.services.scanner.scanner import Scanner
         from mithril.services.secrets.detector import SecretsDetector
 
         self.secrets = SecretsDetector.default()
-        self.scanner = Scanner.from_rule_files(extra_triggers=self.secrets.prefilters)
+        self.scanner = Scanner.from_rule_files(rule_files, extra_triggers=self.secrets.prefilters)
 
     def analyse_now(
         self, text: str, origin: Origin, detectors: Collection[str] = FAST

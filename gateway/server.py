@@ -90,7 +90,7 @@ async def create_gateway(
         tiers = remote_tiers(settings)
     if detectors is None:
         detectors = (
-            LocalDetectors()
+            LocalDetectors(settings.rule_files)
             if settings.fast_tier == "local"
             else RemoteDetectors(
                 settings.scanner_addr,

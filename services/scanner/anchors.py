@@ -35,6 +35,7 @@ is longer than `SPAN_CAP` characters.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import product
 
 import re2
@@ -153,6 +154,7 @@ _EMPTY = _Info(frozenset({""}), (), 0, True)
 _WORD_BOUNDARY = _Info(frozenset({BOUNDARY}), (), 0, True)
 
 
+@lru_cache(maxsize=65536)
 def literal_cost(text: str) -> float:
     """Rough likelihood that `text` occurs at a given position of ordinary text (lower is rarer).
 
@@ -450,6 +452,7 @@ class _Parser:
         self.i += 1
 
 
+@lru_cache(maxsize=4096)  # a pure function of the pattern, and a second of work per rule set
 def plan(pattern: str) -> Plan:
     """The anchor set and window radius for one RE2 pattern (see the module docstring)."""
     try:
@@ -483,6 +486,7 @@ def anchor_length(strings: frozenset[str]) -> int:
     return max(len(_real(s)) + SPAN_CAP * sum(c in GAPS for c in s) for s in strings)
 
 
+@lru_cache(maxsize=65536)
 def anchor_pattern(strings: frozenset[str]) -> str:
     """A case-insensitive RE2 pattern matching any of the anchor strings."""
     alternatives = []

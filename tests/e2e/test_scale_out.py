@@ -242,6 +242,7 @@ def build_cluster(url: str, schema: str, root: Path) -> Cluster:
             http_host="127.0.0.1",
             http_port=free_port(),
             grpc_host="127.0.0.1",
+            fast_tier="remote",  # the scanner replicas are what this cluster tests
             scanner_addr=scanners,
             secrets_addr=procs["secrets"].addr,
             memory_gate_addr=memory_gates,

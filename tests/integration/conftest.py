@@ -68,6 +68,8 @@ def gateway_settings(services: Services, **overrides: object) -> GatewaySettings
         "scanner_addr": services.scanner_addr,
         "secrets_addr": services.secrets_addr,
         "grace_seconds": 0,
+        # Over gRPC, unless a test asks for it in-process (see `fast_tier`).
+        "fast_tier": "remote",
         # The fast tier only: tests of the learned tiers start their services themselves.
         "learned_tiers": [],
     }
@@ -116,8 +118,19 @@ async def fake_upstream() -> AsyncIterator[object]:
     await upstream.stop()
 
 
+NO_SERVICE = "127.0.0.1:1"  # nothing listens here: a call to it fails at once
+
+
+@pytest.fixture
+def fast_tier() -> str:
+    """Where `make_gateway`'s fast tier runs; a module overrides this fixture to run its
+    tests against the other mode too. The in-process one is given addresses where no
+    scanner or secrets service listens, so a hop it should not make fails the test."""
+    return "remote"
+
+
 @pytest_asyncio.fixture
-async def make_gateway(services: Services, fake_upstream, tmp_path):  # type: ignore[no-untyped-def]
+async def make_gateway(services: Services, fake_upstream, tmp_path, fast_tier):  # type: ignore[no-untyped-def]
     """Start a gateway in front of the stand-in upstream; `policy` is YAML text."""
     started: list[Gateway] = []
     fake_upstream.reset()
@@ -126,7 +139,10 @@ async def make_gateway(services: Services, fake_upstream, tmp_path):  # type: ig
         values: dict[str, object] = {
             "upstream_url": fake_upstream.base_url,
             "database_url": f"sqlite:///{tmp_path}/events-{len(started)}.db",
+            "fast_tier": fast_tier,
         }
+        if fast_tier == "local":
+            values |= {"scanner_addr": NO_SERVICE, "secrets_addr": NO_SERVICE}
         if policy is not None:
             path = tmp_path / f"policy-{len(started)}.yaml"
             path.write_text(policy.replace("{upstream}", fake_upstream.base_url))

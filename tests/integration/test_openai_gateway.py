@@ -15,6 +15,12 @@ AWS_KEY = "AKIAQ3EGRZLNW7T2X5PB"
 CLIENT_KEY = "sk-client-key-not-a-real-one"
 
 
+@pytest.fixture(params=["local", "remote"])
+def fast_tier(request: pytest.FixtureRequest) -> str:
+    """Every test here runs against both fast tiers: in-process (the default) and over gRPC."""
+    return str(request.param)
+
+
 def client(gateway, key: str = CLIENT_KEY) -> openai.AsyncOpenAI:  # type: ignore[no-untyped-def]
     return openai.AsyncOpenAI(
         base_url=f"http://127.0.0.1:{gateway.http_port}/v1", api_key=key, max_retries=0
@@ -153,6 +159,27 @@ async def test_sync_client_works_too(make_gateway) -> None:
         messages=[{"role": "user", "content": BENIGN}],
     )
     assert reply.choices[0].message.content
+
+
+@pytest.mark.parametrize("fast_tier", ["local"])
+async def test_in_process_fast_tier_loads_the_operators_rule_files(make_gateway, tmp_path) -> None:
+    rules = tmp_path / "house-rules.yaml"
+    rules.write_text(
+        "rules:\n"
+        "  - id: house.codename\n"
+        "    family: prompt_leak\n"
+        "    severity: high\n"
+        "    confidence: 0.95\n"
+        "    message: asks for the project's codename\n"
+        "    patterns: ['\\bproject bluebird\\b']\n"
+    )
+    prompt = [{"role": "user", "content": "What is Project Bluebird about?"}]
+    plain = await make_gateway()
+    await client(plain).chat.completions.create(model="gpt-4o-mini", messages=prompt)
+    house = await make_gateway(rule_files=[rules])
+    with pytest.raises(openai.PermissionDeniedError) as caught:
+        await client(house).chat.completions.create(model="gpt-4o-mini", messages=prompt)
+    assert caught.value.response.json()["mithril"]["rule_ids"] == ["house.codename"]
 
 
 # ---------------------------------------------------------------- output, not streamed

@@ -160,10 +160,10 @@ Checks the values cannot express in values.schema.json; rendering fails with the
 {{- end }}
 {{- if include "mithril.enabled" (dict "root" $root "name" "gateway") }}
 {{- $gw := include "mithril.config" (dict "root" $root "name" "gateway") | fromYaml }}
-{{- if ne (toString (index $gw.env "MITHRIL_GATEWAY_FAST_TIER" | default "remote")) "local" }}
+{{- if eq (toString (index $gw.env "MITHRIL_GATEWAY_FAST_TIER" | default "local")) "remote" }}
 {{- range $needed := list "scanner" "secrets" }}
 {{- if not (include "mithril.enabled" (dict "root" $root "name" $needed)) }}
-{{- fail (printf "the gateway calls components.%s on every request; enable it, or run the fast tier inside the gateway (components.gateway.env.MITHRIL_GATEWAY_FAST_TIER: local)" $needed) }}
+{{- fail (printf "the gateway calls components.%s on every request; enable it, or run the fast tier inside the gateway (drop components.gateway.env.MITHRIL_GATEWAY_FAST_TIER: remote)" $needed) }}
 {{- end }}
 {{- end }}
 {{- end }}

@@ -305,8 +305,6 @@ def test_a_disabled_component_leaves_no_object_behind(name: str) -> None:
     values = comp(name, enabled=False)
     if name in ("scanner", "secrets", "reputation"):  # the memory gate needs them
         values = merged(values, comp("memory-gate", enabled=False))
-    if name in ("scanner", "secrets"):  # ... and so does the gateway's remote fast tier
-        values = merged(values, comp("gateway", env={"MITHRIL_GATEWAY_FAST_TIER": "local"}))
     r = Rendered(values)
     assert name not in {component_of(o) for o in r.objects}
     text = json.dumps(r.objects)
@@ -743,7 +741,11 @@ def test_replicated_state_needs_postgresql(name: str) -> None:
         (comp("reputation", enabled=False), "memory-gate needs components.reputation"),
         (comp("secrets", enabled=False), "memory-gate needs components.secrets"),
         (
-            merged(comp("scanner", enabled=False), comp("memory-gate", enabled=False)),
+            merged(
+                comp("scanner", enabled=False),
+                comp("memory-gate", enabled=False),
+                comp("gateway", env={"MITHRIL_GATEWAY_FAST_TIER": "remote"}),
+            ),
             "the gateway calls components.scanner",
         ),
         (
