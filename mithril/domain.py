@@ -56,7 +56,7 @@ class Finding:
     """Code-point offset in the original text; None when found only in a decoded view."""
     end: int | None = None
     view: str = "raw"
-    """The view the match was made on: raw, normalized, base64, hex, rot13 or url."""
+    """The view the match was made on: raw, normalized, squeezed, base64, hex, rot13 or url."""
     kind: str = ""
     """For credentials and PII: the redaction kind, e.g. "aws_access_key"."""
 
