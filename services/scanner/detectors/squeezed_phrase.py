@@ -57,9 +57,13 @@ _DETERMINER = _words("all any your ur the every of my these those")
 _PRIOR = _words("previous prior above earlier preceding initial original")
 _RULES = _words(
     "instructions instruction rules guidelines restrictions directives prompts prompt commands"
-    " constraints filters safety programming training"
+    " constraints filters safety programming training guardrails safeguards moderation"
+    " contentmoderation contentfilters safetyfilters"
 )
-_BARE_RULES = _words("instructions guidelines restrictions safety rules directives")
+_BARE_RULES = _words(
+    "instructions guidelines restrictions safety rules directives guardrails safeguards"
+    " contentmoderation contentfilters safetyfilters"
+)
 _EVERYTHING_BEFORE = "e?verything" + _words("above before prior previous youweretold")
 _REVEAL = _words("reveal show print display output leak dump repeat share disclose expose recite")
 _HIDDEN = _words("system hidden secret initial original internal")
@@ -95,7 +99,7 @@ _FRAGMENTS = (
     # the last piece: "ig nore", "re veal", "pro mpt", "in struc tions", "guide lines"
     *("nore", "gnore", "gard", "egard", "veal", "eveal", "mpt", "ompt", "rompt", "ystem"),
     *("vious", "evious", "ious", "struc", "truc", "tions", "ctions", "uctions", "ructions"),
-    *("tructions", "stric", "trictions", "strictions", "delines", "ters"),
+    *("tructions", "stric", "trictions", "strictions", "delines", "ters", "ation"),
 )
 """Pieces of attack words that are not English words of their own. A trigger made of every
 way to cut each attack word in two cost the first-stage set a fifth of its speed on long
