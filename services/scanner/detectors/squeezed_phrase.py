@@ -10,8 +10,8 @@ A short list of attack phrases, squeezed the same way, is searched in it.
 
 Squeezing erases the difference between quoting a phrase and using it, so it only runs where
 the raw text shows one of the tricks (`TRIGGER`: a letter tripled, spaced-out letters, attack
-words glued together or split by a space or punctuation); on the benign rows of the
-development data the trigger fires on a fraction of a percent of texts. Long texts are
+words glued together, a piece of a cut attack word standing alone); of the benign rows of the
+datasets it fires on none of the prompts and on 28 of 1,200 BIPIA contexts. Long texts are
 squeezed in windows around the trigger's matches. Span: none (a squeezed match has no exact
 place in the original text).
 """
@@ -32,6 +32,7 @@ WINDOW = 300
 WHOLE_TEXT_CHARS = 2 * WINDOW
 """Texts up to this long are squeezed whole."""
 MAX_WINDOWS = 32
+"""Most windows squeezed in one long text (bounds the cost of a text full of triggers)."""
 
 _NOT_LETTER = re.compile(r"[^a-z]+")
 _RUN = re.compile(r"([a-z])\1+")
