@@ -6,12 +6,14 @@ i n s t r u c t i o n s" and "ignoreallprevious instructionsand" defeat word-bas
 the letters are all there, the word boundaries and letter counts are not. The squeezed text
 keeps only the letters, folded like the normalised view (homoglyphs, case, `l` as `i`), with
 every run of one letter cut to one: each of those examples squeezes to "ignore...instructions".
-A short list of attack phrases, squeezed the same way, is searched in it.
+A short list of attack phrases, squeezed the same way, is searched in it. Misspelt attack
+words ("ignor", "instrcutions": one letter dropped or two swapped) are spelt right first.
 
 Squeezing erases the difference between quoting a phrase and using it, so it only runs where
 the raw text shows one of the tricks (`TRIGGER`: a letter tripled, spaced-out letters, attack
-words glued together, a piece of a cut attack word standing alone); of the benign rows of the
-datasets it fires on none of the prompts and on 28 of 1,200 BIPIA contexts. Long texts are
+words glued together, a piece of a cut attack word standing alone, a misspelt attack word); of
+the benign rows of the datasets it fires on none of the prompts and on 28 of 1,200 BIPIA
+contexts. Long texts are
 squeezed in windows around the trigger's matches. Span: none (a squeezed match has no exact
 place in the original text).
 """
@@ -36,6 +38,45 @@ MAX_WINDOWS = 32
 
 _NOT_LETTER = re.compile(r"[^a-z]+")
 _RUN = re.compile(r"([a-z])\1+")
+
+
+_ATTACK_WORDS = (
+    *("instructions", "guidelines", "restrictions", "disregard", "previous", "directives"),
+    *("ignore", "system", "prompt", "reveal", "bypass", "forget", "override", "programming"),
+    *("hidden", "secret"),
+)
+_REAL_WORDS = frozenset(
+    (
+        *("instruction", "guideline", "restriction", "directive", "pervious", "forgot", "forge"),
+        *("revel", "ignora", "systems", "prompts", "reveals", "forgets", "ignores", "ignored"),
+        *("overrode", "secrets", "secrete", "program", "programing"),
+    )
+)
+"""Edits of the attack words that are words of their own (or their plain forms)."""
+
+
+def _misspellings(word: str) -> set[str]:
+    """`word` with one letter dropped or two neighbours swapped."""
+    dropped = {word[:i] + word[i + 1 :] for i in range(len(word))}
+    swapped = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    return dropped | swapped
+
+
+MISSPELT: dict[str, str] = {
+    typo: word
+    for word in _ATTACK_WORDS
+    for typo in sorted(_misspellings(word))
+    if len(typo) >= 5 and typo not in _REAL_WORDS and typo not in _ATTACK_WORDS
+}
+"""Misspelt attack words (five letters or more), each with its right spelling."""
+
+_MISSPELT_WORD = r"\b(?:" + "|".join(sorted(MISSPELT)) + r")\b"
+_MISSPELT_RE = re.compile(_MISSPELT_WORD, re.IGNORECASE)
+
+
+def spell_out(text: str) -> str:
+    """`text` with each misspelt attack word spelt right."""
+    return _MISSPELT_RE.sub(lambda match: MISSPELT[match.group().lower()], text)
 
 
 def squeeze(text: str) -> str:
@@ -66,7 +107,9 @@ _BARE_RULES = _words(
     " contentmoderation contentfilters safetyfilters"
 )
 _EVERYTHING_BEFORE = "e?verything" + _words("above before prior previous youweretold")
-_REVEAL = _words("reveal show print display output leak dump repeat share disclose expose recite")
+_REVEAL = _words(
+    "reveal show sho print display output leak dump repeat share disclose expose recite tell give"
+)
 _HIDDEN = _words("system hidden secret initial original internal")
 _SECRETS = _words("prompt instructions rules guidelines configuration restrictions directives")
 
@@ -117,6 +160,8 @@ TRIGGER = (
     r"|(?:instructions|rules|prompt|guidelines)(?:and|then|now|to)\b"
     # an attack word cut into pieces: "dis re gard", "sys tem pro mpt"
     r"|\b(?:" + "|".join(_FRAGMENTS) + r")\b"
+    # a misspelt attack word: "ignor", "instrcutions"
+    "|" + _MISSPELT_WORD
 )
 """Cheap RE2 pattern (in the scanner's first-stage set): where squeezing could reveal more."""
 
@@ -145,6 +190,6 @@ class SqueezedPhraseDetector:
         if self.name not in context.triggers:
             return
         for window in _windows(context.text):
-            if PHRASES.search(squeeze(window)):
+            if PHRASES.search(squeeze(spell_out(window))):
                 yield Hit("squeezed")
                 return
