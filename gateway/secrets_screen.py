@@ -20,7 +20,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 
-import re2
+from mithril.services.secrets.detector import prefilter_set
 
 _log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class SecretsScreen:
         self._fetch = fetch
         self.max_age = max_age
         self.retry_after = retry_after
-        self._match: Callable[[bytes], object] | None = None
+        self._match: Callable[[bytes], list[int]] | None = None
         self.fingerprint = ""
         """The fingerprint of the prefilters the screen holds ("" before the first fetch)."""
         self._latest = ""
@@ -48,7 +48,7 @@ class SecretsScreen:
             self._schedule_refresh()
             return True
         assert self._match is not None
-        return self._match(data) is not None
+        return bool(self._match(data))
 
     def current(self) -> bool:
         """Whether the screen holds the set the service last answered with, recently."""
@@ -69,15 +69,12 @@ class SecretsScreen:
     async def refresh(self) -> None:
         try:
             prefilters, fingerprint = await self._fetch()
-            screen = re2.Set.SearchSet()
-            for pattern in prefilters.values():
-                screen.Add(pattern)
-            screen.Compile()
+            match = prefilter_set(prefilters.values())
         except Exception as error:  # the screen is an optimisation: without it, the calls go
             self._failed_at = time.monotonic()
             _log.info("secrets prefilters unavailable; answers are sent to the service: %r", error)
             return
-        self._match = screen.Match
+        self._match = match
         self.fingerprint = fingerprint
         self._latest = fingerprint  # the service's newest word
         self._loaded_at = time.monotonic()

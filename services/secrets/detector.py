@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -34,9 +34,20 @@ from mithril.services.secrets.textview import TextView
 if TYPE_CHECKING:
     from mithril.services.secrets.streaming import StreamingRedactor
 
-__all__ = ["KindInfo", "Redaction", "SecretsDetector"]
+__all__ = ["KindInfo", "Redaction", "SecretsDetector", "prefilter_set"]
 
 DETECTOR_NAME = "secrets"
+
+
+def prefilter_set(patterns: Iterable[str]) -> Callable[[bytes], list[int]]:
+    """One compiled RE2 set of `patterns`: called on UTF-8 bytes, it returns the indices of
+    the patterns that occur (empty when none does). The set's own binding, without the
+    per-call wrapper, since it runs on every text."""
+    prefilter = re2.Set.SearchSet()
+    for pattern in patterns:
+        prefilter.Add(pattern)
+    prefilter.Compile()
+    return prefilter._set.Match
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,11 +101,7 @@ class SecretsDetector:
 
     def __init__(self, detectors: Mapping[str, Detector] = REGISTRY) -> None:
         self._detectors: tuple[Detector, ...] = tuple(detectors.values())
-        prefilter = re2.Set.SearchSet()
-        for detector in self._detectors:
-            prefilter.Add(detector.prefilter)
-        prefilter.Compile()
-        self._prefilter_match = prefilter._set.Match  # the binding itself: no per-call wrapper
+        self._prefilter_match = prefilter_set(d.prefilter for d in self._detectors)
         self._by_set_index = {detector: i for i, detector in enumerate(self._detectors)}
         self._index_by_kind = {d.info.name: i for i, d in enumerate(self._detectors)}
         self._infos = {detector.info.name: detector.info for detector in self._detectors}
