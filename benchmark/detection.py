@@ -93,6 +93,8 @@ class SplitResult:
     misses_by_category: dict[str, int] = field(default_factory=dict)
     attacks_by_category: dict[str, int] = field(default_factory=dict)
     false_positive_rules: dict[str, int] = field(default_factory=dict)
+    false_positives_by_category: dict[str, int] = field(default_factory=dict)
+    benign_by_category: dict[str, int] = field(default_factory=dict)
 
     @property
     def tpr(self) -> float | None:
@@ -427,6 +429,8 @@ def run_detection(
         misses: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
         totals: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
         fp_rules: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
+        fps: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
+        benign: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
         tier_names: tuple[str, ...] | None = None
         tier_rows: list[TierRow] = []
         for row in rows:
@@ -451,10 +455,12 @@ def run_detection(
             else:
                 result.benign += 1
                 result.contested += row.contested
+                benign[row.split][row.category or "-"] += 1
                 if flagged:
                     result.fp += 1
                     result.contested_fp += row.contested
                     fp_rules[row.split].update({f.rule_id for f in findings})
+                    fps[row.split][row.category or "-"] += 1
                 else:
                     result.tn += 1
         for split, result in by_split.items():
@@ -463,6 +469,8 @@ def run_detection(
             result.misses_by_category = dict(misses[split].most_common())
             result.attacks_by_category = dict(totals[split].most_common())
             result.false_positive_rules = dict(fp_rules[split].most_common())
+            result.false_positives_by_category = dict(fps[split].most_common())
+            result.benign_by_category = dict(benign[split].most_common())
             results.append(result)
         if tier_names is not None:
             table = tier_table(tier_rows, tier_names)
@@ -525,6 +533,13 @@ def format_markdown(report: DetectionReport) -> str:
         parts = [
             f"{cat} {miss}/{r.attacks_by_category.get(cat, 0)}"
             for cat, miss in r.misses_by_category.items()
+        ]
+        lines.append(f"- **{r.source}**: " + ", ".join(parts))
+    lines += ["", "## False positives by category (held-out)", ""]
+    for r in (r for r in report.results if r.split == HELD_OUT and r.false_positives_by_category):
+        parts = [
+            f"{cat} {fp}/{r.benign_by_category.get(cat, 0)}"
+            for cat, fp in r.false_positives_by_category.items()
         ]
         lines.append(f"- **{r.source}**: " + ", ".join(parts))
     lines += ["", "## Rules firing on false positives (held-out)", ""]

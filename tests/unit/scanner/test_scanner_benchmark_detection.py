@@ -75,6 +75,12 @@ def test_custom_decide_and_holdout_is_deterministic(tmp_path: Path) -> None:
     assert held is not None and held.fpr == 1.0
     assert held.rows == sum(held_out(f"question {i}") for i in range(50))
     assert report.threshold is None
+    assert held.false_positives_by_category == held.benign_by_category == {"-": held.rows}
+    markdown = format_markdown(report)
+    assert (
+        f"- **benign/mt-vicuna-bench**: - {held.rows}/{held.rows}"
+        in markdown.split("## False positives by category (held-out)")[1].split("##")[0]
+    )
 
 
 def test_benign_rows_sharing_an_attack_template_are_counted_apart(tmp_path: Path) -> None:
