@@ -12,7 +12,10 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
   context, so a context and its attacked copies stay together), FIT otherwise.
 - The classifier's network is fitted on FIT rows, on two views of each: this host's int8
   vectors and the fp32 network's (`reference_encoder` says why). Its n-gram model is
-  fitted on the same FIT windows, as text. The thresholds and calibrations of both, and
+  fitted on the same FIT windows, as text. Windows are weighted by source (1/sqrt of its
+  window count) and by class; BIPIA's windows holding a planted attack weigh, together, as
+  much as its clean windows (the attacked copies of a context are near-copies of it, three
+  for each). The thresholds and calibrations of both, and
   the similarity tier's, are chosen on VALIDATION rows (false-positive rate at most 1 % on
   each benign source there, in both views for the network). HELD_OUT rows are only scored,
   for the report, never used to choose.
@@ -56,12 +59,12 @@ VALIDATION_SALT = "mithril-embedding-validation:"
 DEDUPE_COSINE = 0.95
 MAX_FPR = 0.01
 HIDDEN = 128
-VERSION = "mlp128-2025.1"
+VERSION = "mlp128-2026.2"
 NGRAM_FEATURES = 50_000
 """The most frequent n-grams of the FIT windows (at least two windows each) are kept."""
 NGRAM_C = 4.0
 """Inverse L2 strength of the n-gram logistic regression."""
-NGRAM_VERSION = "char3-5-lr-2026.1"
+NGRAM_VERSION = "char3-5-lr-2026.2"
 FIT, VALIDATION = "fit", "validation"
 
 SOURCES_META = [
@@ -420,6 +423,12 @@ def main() -> None:
     weight = np.array(
         [1.0 / np.sqrt(per_source[sources[o]]) for o in windows.owner], dtype=np.float64
     )
+    # BIPIA plants several attacks in each clean context: its attacked windows are near-copies
+    # of clean ones. Both sides carry the same weight, or the network learns that tables and
+    # code themselves are attacks.
+    planted = keep & np.array([every[o].attack_span is not None for o in windows.owner])
+    clean = keep & (sources[windows.owner] == "indirect/bipia") & (window_label == 0)
+    weight[planted] *= clean.sum() / max(planted.sum(), 1)
     # Both views of every FIT window, each at half weight.
     x = np.vstack([windows.vectors[keep], reference_windows.vectors[keep]])
     y = np.concatenate([window_label[keep], window_label[keep]])
@@ -590,6 +599,8 @@ def main() -> None:
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "max_windows": args.max_windows,
         "views": "fitted on the int8 and the fp32 network's vectors of every FIT window",
+        "weights": "per source 1/sqrt(windows), per class balanced; BIPIA planted-attack"
+        " windows scaled to the weight of its clean windows",
     }
     ngrams.meta = {
         "version": NGRAM_VERSION,
