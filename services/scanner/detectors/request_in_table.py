@@ -25,6 +25,7 @@ user's own prompt may well paste a table and then ask a question about it.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 
 import re2
 
@@ -68,27 +69,23 @@ def _is_row(line: str) -> bool:
 
 # A table row next to a line shaped like a request (at most one pipe, inside it), blank lines
 # allowed between. One RE2 pass finds every candidate, so a long table costs no Python per row.
-_ROW = r"[ \t]*\|[^\n]*|[^\n]*\|[ \t]*|[^\n|]*\|[^\n|]*\|[^\n]*"
+_ROW = r"[ \t]*\|[^\n]*|[^\n]*\|[ \t\r]*|[^\n|]*\|[^\n|]*\|[^\n]*"
 _LEAD = r"[^\w\n|]*"
 _OPENER = (
     rf"(?i:{_LEAD}(?:(?:please|kindly)[^\w\n|]+)?(?:{'|'.join(sorted(REQUEST_VERBS))})\b"
     rf"|{_LEAD}in[^\w\n|]+(?:you|your)\b)"
 )
 _REQUEST_SHAPED = rf"[ \t]*(?:{_OPENER}[^|\n]*(?:\|[^|\n]*[^|\s])?|[^|\s][^|\n]*\?[\"')\]*” \t]*)"
-_BLANKS = r"\n(?:[ \t]*\n)*"
+_BLANKS = r"\r?\n(?:[ \t\r]*\n)*"
 _NEXT_TO_ROW = re2.compile(
     rf"(?m)^(?:{_ROW}){_BLANKS}({_REQUEST_SHAPED})$|^({_REQUEST_SHAPED}){_BLANKS}(?:{_ROW})$"
 )
-_ROW_LINE = re2.compile(r"(?m)^[^\n]*\|[^\n]*$")
+_ROW_LINE = re2.compile(rf"(?m)^(?:{_ROW})$")
 
 
 def _enough_rows(text: str, wanted: int) -> bool:
-    found = 0
-    for match in _ROW_LINE.finditer(text):
-        found += _is_row(match.group().strip())
-        if found >= wanted:
-            return True
-    return False
+    """At least `wanted` rows: stops at the `wanted`-th."""
+    return next(islice(_ROW_LINE.finditer(text), max(wanted, 1) - 1, None), None) is not None
 
 
 def _line_before(text: str, start: int) -> tuple[str, bool]:
