@@ -162,7 +162,7 @@ class Scanner:
         segments: list[DecodedSegment] = []
         wanted = trigger_names & _DECODE_TRIGGERS
         if wanted:
-            self._decode(text, wanted, 1, None, hits, segments, views)
+            self._decode(text, wanted, 1, None, hits, segments, views, origin, families)
 
         hits = [hit for hit in hits if hit.rule.applies_to(origin)]
         findings: dict[str, Finding] = {}
@@ -192,6 +192,8 @@ class Scanner:
         hits: list[RegexHit],
         segments: list[DecodedSegment],
         views: list[str],
+        origin: Origin,
+        families: Collection[str] | None,
     ) -> None:
         for segment in decode.decode_segments(text, wanted):
             if segment.view not in views:
@@ -200,6 +202,8 @@ class Scanner:
             ids = set()
             for index in self._decoded.match(segment.text).spans:
                 rule = self._decoded.rules[index]
+                if not self._wanted(rule, origin, families):
+                    continue  # e.g. a retrieval-only rule in a user's decoded question
                 ids.add(rule.id)
                 hits.append(RegexHit(rule, segment.view, None, None))
             segments.append(DecodedSegment(segment, span[0], span[1], frozenset(ids)))
@@ -209,7 +213,17 @@ class Scanner:
                 if segment.view == "rot13":
                     inner_views.discard("rot13")
                 if inner_views:
-                    self._decode(segment.text, inner_views, depth + 1, span, hits, segments, views)
+                    self._decode(
+                        segment.text,
+                        inner_views,
+                        depth + 1,
+                        span,
+                        hits,
+                        segments,
+                        views,
+                        origin,
+                        families,
+                    )
 
     @staticmethod
     def _wanted(rule: Rule, origin: Origin, families: Collection[str] | None) -> bool:
