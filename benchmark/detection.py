@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.domain import Finding, Origin
 
 if TYPE_CHECKING:
@@ -256,6 +257,8 @@ class DetectionReport:
     notes: list[str] = field(default_factory=list)
     tiers: dict[str, TierTable] = field(default_factory=dict)
     """Per source, on held-out rows: what each tier of the cascade adds (see `tier_table`)."""
+    variants: list[VariantResult] = field(default_factory=list)
+    """Held-out prompts rewritten by each obfuscation transform (`obfuscation.py`)."""
 
     def get(self, source: str, split: str) -> SplitResult | None:
         for result in self.results:
@@ -270,6 +273,7 @@ class DetectionReport:
             "notes": self.notes,
             "results": [r.to_dict() for r in self.results],
             "tiers_held_out": {source: table.to_dict() for source, table in self.tiers.items()},
+            "obfuscated_held_out": [v.to_dict() for v in self.variants],
         }
 
 
@@ -424,6 +428,8 @@ def run_detection(
     decide = decide or default_decide()
     results: list[SplitResult] = []
     tables: dict[str, TierTable] = {}
+    caught: list[str] = []  # held-out prompts as the cascade decided them, for the variants
+    passed: list[str] = []
     for source, rows in load_sources(Path(datasets_dir)).items():
         by_split = {DEV: SplitResult(source, DEV), HELD_OUT: SplitResult(source, HELD_OUT)}
         misses: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
@@ -436,6 +442,8 @@ def run_detection(
         for row in rows:
             result = by_split[row.split]
             flagged, _, findings = decide(row.text, row.origin)
+            if row.split == HELD_OUT and row.origin == Origin.USER and row.label == flagged:
+                (caught if flagged else passed).append(row.text)
             if tiers is not None and row.split == HELD_OUT:
                 verdicts = tuple(tiers(row.text, row.origin, findings))
                 names = tuple(name for name, _ in verdicts)
@@ -495,7 +503,15 @@ def run_detection(
         " case folded) open an attack row of the same source: the source labels that template"
         " both ways. They count in FPR; 'FPR uncontested' leaves them out.",
     ]
-    return DetectionReport(results, threshold, time.perf_counter() - started, notes, tables)
+    notes.append(
+        f"obfuscated variants: {VARIANT_ROWS} held-out prompt attacks the cascade flags and"
+        f" {VARIANT_ROWS} benign prompts it passes (fixed sample by sha256), each rewritten by"
+        f" every transform in obfuscation.py ({', '.join(TRANSFORMS)})."
+    )
+    variants = run_variants(caught, passed, decide, Origin.USER)
+    return DetectionReport(
+        results, threshold, time.perf_counter() - started, notes, tables, variants
+    )
 
 
 def _pct(value: float | None) -> str:
@@ -528,6 +544,7 @@ def format_markdown(report: DetectionReport) -> str:
                 f"{_pct(r.fpr_uncontested)} |"
             )
     lines += _tier_markdown(report)
+    lines += _variant_markdown(report)
     lines += ["", "## Misses by category (held-out)", ""]
     for r in (r for r in report.results if r.split == HELD_OUT and r.misses_by_category):
         parts = [
@@ -547,6 +564,25 @@ def format_markdown(report: DetectionReport) -> str:
         parts = [f"{rule} {count}" for rule, count in r.false_positive_rules.items()]
         lines.append(f"- **{r.source}**: " + ", ".join(parts))
     return "\n".join(lines) + "\n"
+
+
+def _variant_markdown(report: DetectionReport) -> list[str]:
+    if not report.variants:
+        return []
+    first = report.variants[0]
+    lines = [
+        "",
+        "## Obfuscated variants (held-out prompts)",
+        "",
+        f"{first.attacks} attacks the cascade flags as written and {first.benign} benign prompts"
+        " it passes, each rewritten by one transform (`benchmark/obfuscation.py`): TPR = still"
+        " flagged, FPR = now flagged.",
+        "",
+        "| transform | TPR | FPR |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {v.transform} | {_pct(v.tpr)} | {_pct(v.fpr)} |" for v in report.variants]
+    return lines
 
 
 def _tier_markdown(report: DetectionReport) -> list[str]:

@@ -27,6 +27,7 @@ from mithril.gateway.detectors import (
 )
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 from mithril.runtime.channels import bearer_metadata
+from mithril.services.scanner.readable import readable
 
 _log = logging.getLogger(__name__)
 
@@ -263,10 +264,14 @@ class Tiers:
         self.names = frozenset(names)
 
     async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
+        """The learned tiers' findings on what `text` says: its obfuscation (fullwidth or
+        lookalike letters, leetspeak, invisible characters, encoded segments) undone first,
+        since they learned plain text (`services/scanner/readable.py`); how it is written is
+        the rules' finding."""
         if self._learned is None:
             return Analysis(())
         try:
-            return await self._learned.learned(text, origin, which)
+            return await self._learned.learned(readable(text) or text, origin, which)
         except ServiceUnavailableError as error:
             return Analysis((), (error.service,))
 

@@ -11,6 +11,7 @@ from mithril.benchmark.detection import (
     run_detection,
     write_report,
 )
+from mithril.benchmark.obfuscation import TRANSFORMS
 
 
 def _jsonl(path: Path, rows: list[dict]) -> None:
@@ -60,6 +61,15 @@ def test_run_detection_on_small_folder(tmp_path: Path) -> None:
 
     markdown = format_markdown(report)
     assert "| injection/s-labs |" in markdown
+    # held-out prompts, rewritten: the attacks flagged as written (s-labs, gptfuzz), and the
+    # one benign prompt, which was passed
+    variants = {v.transform: v for v in report.variants}
+    assert set(variants) == set(TRANSFORMS)
+    attacks = slabs_held.tp + sum(r.tp for r in fuzz if r.split == HELD_OUT)
+    assert all((v.attacks, v.benign) == (attacks, 1) for v in variants.values())
+    assert variants["base64"].caught == attacks  # the decoded view still reads the attacks
+    assert "## Obfuscated variants (held-out prompts)" in markdown
+    assert "| base64 | 100.0% | 0.0% |" in markdown
     md, js = write_report(report, tmp_path / "out")
     assert md.read_text(encoding="utf-8") == markdown
     assert json.loads(js.read_text(encoding="utf-8"))["results"]

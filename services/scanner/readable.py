@@ -1,0 +1,117 @@
+# ruff: noqa: RUF002  (lookalike characters are this module's subject)
+"""The text as a model trained on plain text should read it: obfuscation undone, case kept.
+
+The learned tiers embed what a text says. A sentence written in fullwidth or lookalike letters,
+in leetspeak, with invisible characters between its letters, or base64-encoded, embeds as
+noise, and the classifier learned that noise means attack (its training data holds obfuscated
+attacks and no obfuscated benign text): a benign question in fullwidth letters scored 1.0,
+and an attack in lookalike letters could score nothing. How a text is written is the rules'
+business (`obfuscation.*`); what it says is the learned tiers'. So they are given `readable`:
+
+1. base64, hex, URL-encoded and rot13 segments replaced by their decoded text, as the
+   scanner's decoded views find them (`decode.py`);
+2. NFKC (fullwidth, mathematical and circled letters become plain ones); invisible characters
+   dropped; Unicode tag characters turned into the ASCII they hide;
+3. where a lookalike letter (Cyrillic `о`, Greek `ι`) touches a Latin one, every lookalike
+   in the text becomes Latin, keeping case (the English-only model reads no Cyrillic or
+   Greek anyway; the multilingual rules see the raw text);
+4. leetspeak folded in words where `0 1 3 4 5 7 @ $` come before a letter ("1gn0r3",
+   "pr3v10u5"; not "mp3", "3rd", "10th"), and in every word mixing them with letters
+   ("bu7", "u5") once `WRITTEN_IN_LEET` such words show the text is leetspeak throughout.
+
+Texts longer than `MAX_CHARS` are left alone. Unlike the normalised view (`normalize.py`,
+made for rule matching: lower case, `l` folded to `i`), case and punctuation stay. Nothing
+is done, and `readable` returns None, unless one of the scanner's normalisation or decoding
+triggers occurs in the text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+import re2
+
+from . import decode, normalize
+
+WRITTEN_IN_LEET = 3
+"""Words with a leet character before a letter that make a text leetspeak throughout."""
+MAX_CHARS = 64 * 1024
+"""Longer texts are left as they are (the learned tiers read them raw): bounds the work."""
+
+_UNICODE = re2.compile(normalize.TRIGGERS["unicode"])
+_LOOKALIKE = re2.compile(normalize.TRIGGERS["lookalike"])
+_LEET_TRIGGER = re2.compile(normalize.TRIGGERS["leet"])
+_DECODE = {view: re2.compile(pattern) for view, pattern in decode.TRIGGERS.items()}
+
+_INVISIBLE = dict.fromkeys(normalize._INVISIBLE)
+_TAGS = {code: chr(code - 0xE0000) for code in range(0xE0020, 0xE007F)}
+_LATIN = {k: v for k, v in normalize._LOOKALIKES.items() if len(v) == 1 and v.isalpha()}
+_LOOKALIKES = str.maketrans(
+    _LATIN | {k.upper(): v.upper() for k, v in _LATIN.items() if k.upper() != k}
+)
+# Python's `re` for the per-word pass: a plain character-class run cannot backtrack, and its
+# matches cost a fraction of RE2's wrapper. A word is folded when a leet character comes
+# before a letter: "1gn0r3", "pr3v10u5", "$ystem" (not "mp3").
+_TOKEN = re.compile(r"[A-Za-z0-9@$]+")
+_LEET_BEFORE_LETTER = re.compile(r"[013457@$][A-Za-z]")
+_NUMBER_WITH_UNIT = re.compile(r"[0-9]+(?:s|am|pm|k|m|x|d|px|kb|mb|gb)")
+_ORDINAL_SUFFIX = {"1": "st", "2": "nd", "3": "rd"}
+
+
+def _is_number(word: str) -> bool:
+    """10th, 3rd, 1990s, 5pm, 4k: numbers, not leetspeak ("4nd" is)."""
+    if _NUMBER_WITH_UNIT.fullmatch(word):
+        return True
+    digits = word.rstrip("abcdefghijklmnopqrstuvwxyz")
+    suffix = word[len(digits) :]
+    if not digits.isdigit() or len(suffix) != 2:
+        return False
+    teen = len(digits) > 1 and digits[-2] == "1"
+    return suffix == ("th" if teen else _ORDINAL_SUFFIX.get(digits[-1], "th"))
+
+
+_LEET = str.maketrans("013457@$", "oieastas")
+
+
+def _fold_leet(match: re.Match[str], *, written_in_leet: bool) -> str:
+    word = match.group()
+    if _is_number(word) or not any(c.isalpha() for c in word):
+        return word
+    if not (_LEET_BEFORE_LETTER.search(word) or written_in_leet):
+        return word
+    if sum(c.isupper() for c in word) > sum(c.islower() for c in word):
+        return word.translate(_LEET).upper()
+    return word.translate(_LEET)
+
+
+def _decoded(text: str) -> str:
+    views = {view for view, pattern in _DECODE.items() if pattern.search(text)}
+    if not views:
+        return text
+    out, last = [], 0
+    for segment in sorted(decode.decode_segments(text, views), key=lambda s: s.start):
+        if segment.start < last:
+            continue  # overlaps a segment already decoded (base64 that is also hex)
+        out += [text[last : segment.start], segment.text]
+        last = segment.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def readable(text: str) -> str | None:
+    """`text` with its obfuscation undone, or None when there was none to undo (or the text
+    is longer than `MAX_CHARS`)."""
+    if len(text) > MAX_CHARS:
+        return None
+    folded = _decoded(text)  # first: leetspeak folding would garble base64
+    if _UNICODE.search(folded):
+        folded = unicodedata.normalize("NFKC", folded).translate(_INVISIBLE).translate(_TAGS)
+    if _LOOKALIKE.search(folded):
+        folded = folded.translate(_LOOKALIKES)
+    if _LEET_TRIGGER.search(folded):
+        # In a text written in leetspeak, trailing digits are letters too ("bu7", "u5").
+        leet = len(_LEET_BEFORE_LETTER.findall(folded)) >= WRITTEN_IN_LEET
+        folded = _TOKEN.sub(functools.partial(_fold_leet, written_in_leet=leet), folded)
+    return None if folded == text else folded
