@@ -73,14 +73,20 @@ def _is_number(word: str) -> bool:
 
 
 _LEET = str.maketrans("013457@$", "oieastas")
+_MIXED_CASE = re.compile(r"[a-z][^a-z]*[A-Z]")  # an upper-case letter after a lower-case one
+MAX_LEET_WORD = 20
 
 
 def _fold_leet(match: re.Match[str], *, written_in_leet: bool) -> str:
     word = match.group()
     if _is_number(word) or not any(c.isalpha() for c in word):
         return word
+    if "@" in word and match.string[match.end() : match.end() + 1] == ".":
+        return word  # an email address: name@example.com
     if not (_LEET_BEFORE_LETTER.search(word) or written_in_leet):
         return word
+    if len(word) > MAX_LEET_WORD or _MIXED_CASE.search(word):
+        return word  # an identifier or a code: in_0KVnBvo2ZNzxqg, aB3dE
     if sum(c.isupper() for c in word) > sum(c.islower() for c in word):
         return word.translate(_LEET).upper()
     return word.translate(_LEET)
