@@ -27,7 +27,7 @@ from mithril.gateway.detectors import (
 )
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 from mithril.runtime.channels import bearer_metadata
-from mithril.services.scanner.readable import readable
+from mithril.services.scanner.readable import as_read
 
 _log = logging.getLogger(__name__)
 
@@ -271,7 +271,7 @@ class Tiers:
         if self._learned is None:
             return Analysis(())
         try:
-            return await self._learned.learned(readable(text) or text, origin, which)
+            return await self._learned.learned(as_read(text), origin, which)
         except ServiceUnavailableError as error:
             return Analysis((), (error.service,))
 

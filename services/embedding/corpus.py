@@ -5,9 +5,10 @@ Each line is `{"text": ..., "category": ..., "source": ..., "id": ...}` (`id` op
 The bundled `data/attack_corpus.jsonl` is built by `services/embedding/training/train.py`
 from training rows only; its provenance and licences are in `attack_corpus.meta.json`.
 
-The index (one L2-normalised vector per entry, float32 `.npy`) is cached under
-`cache_dir` in a file named by sha256 of the model id and every entry; a change to either
-builds a fresh index, and a stale file is never read.
+The index (one L2-normalised vector per entry, float32 `.npy`) holds each entry as the learned
+tiers read every text (`as_read`: obfuscation undone, see `services/scanner/readable.py`). It
+is cached under `cache_dir` in a file named by sha256 of `TEXT_VIEW`, the model id and every
+entry; a change to any builds a fresh index, and a stale file is never read.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from mithril.services.scanner.readable import as_read
+
+TEXT_VIEW = "as_read:1"
+"""What the index embeds of each entry; in the cache key, so a change rebuilds the index."""
 
 _log = logging.getLogger(__name__)
 
@@ -58,8 +64,9 @@ class Corpus:
         return cls(tuple(entries))
 
     def digest(self, model_id: str) -> str:
-        """sha256 over the model id and every entry (order matters: it is the index order)."""
-        h = hashlib.sha256(model_id.encode("utf-8"))
+        """sha256 over `TEXT_VIEW`, the model id and every entry (order matters: it is the
+        index order)."""
+        h = hashlib.sha256(f"{TEXT_VIEW}\x1f{model_id}".encode())
         for entry in self.entries:
             for part in (entry.id, entry.text, entry.category, entry.source):
                 h.update(b"\x1f" + part.encode("utf-8"))
@@ -109,7 +116,7 @@ def load_index(
                 return matrix, True
         except (OSError, ValueError) as error:
             _log.warning("ignoring unreadable corpus cache %s: %s", path, error)
-    texts = [entry.text for entry in corpus.entries]
+    texts = [as_read(entry.text) for entry in corpus.entries]
     parts = [encode(texts[i : i + chunk]) for i in range(0, len(texts), chunk)]
     matrix = np.vstack(parts).astype(np.float32) if parts else np.zeros((0, 0), np.float32)
     if path is not None:

@@ -106,6 +106,12 @@ def _decoded(text: str) -> str:
     return "".join(out)
 
 
+def as_read(text: str) -> str:
+    """`readable(text)`, or `text` itself when there was nothing to undo: what the learned
+    tiers embed, at training, in the corpus index and for every text they score."""
+    return readable(text) or text
+
+
 def readable(text: str) -> str | None:
     """`text` with its obfuscation undone, or None when there was none to undo (or the text
     is longer than `MAX_CHARS`)."""

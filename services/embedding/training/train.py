@@ -10,6 +10,9 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
 - DEV is cut again, deterministically: a row is VALIDATION when
   sha256(VALIDATION_SALT + group) % 5 == 0 (group = the text, or for BIPIA the clean
   context, so a context and its attacked copies stay together), FIT otherwise.
+- Every text is read as the learned tiers read it at run time (`as_read`, see
+  `services/scanner/readable.py`: obfuscation undone), in the corpus index too; the rules'
+  scores use the text as written.
 - The classifier's network is fitted on FIT rows, on two views of each: this host's int8
   vectors and the fp32 network's (`reference_encoder` says why). Its n-gram model is
   fitted on the same FIT windows, as text. Windows are weighted by source (1/sqrt of its
@@ -53,18 +56,19 @@ from mithril.services.embedding.corpus import Corpus, CorpusEntry
 from mithril.services.embedding.encoder import Encoder, Windows
 from mithril.services.embedding.network import file_digest
 from mithril.services.embedding.ngrams import LONGEST, SHORTEST, NgramModel
+from mithril.services.scanner.readable import as_read
 
 SEED = 1234
 VALIDATION_SALT = "mithril-embedding-validation:"
 DEDUPE_COSINE = 0.95
 MAX_FPR = 0.01
 HIDDEN = 128
-VERSION = "mlp128-2026.2"
+VERSION = "mlp128-2026.3"
 NGRAM_FEATURES = 50_000
 """The most frequent n-grams of the FIT windows (at least two windows each) are kept."""
 NGRAM_C = 4.0
 """Inverse L2 strength of the n-gram logistic regression."""
-NGRAM_VERSION = "char3-5-lr-2026.2"
+NGRAM_VERSION = "char3-5-lr-2026.3"
 FIT, VALIDATION = "fit", "validation"
 
 SOURCES_META = [
@@ -120,7 +124,9 @@ class Sample:
     part: str  # FIT, VALIDATION or HELD_OUT
     category: str
     origin: Origin
-    attack_span: tuple[int, int] | None = None  # BIPIA: where the attack sits in the text
+    attack_span: tuple[int, int] | None = None  # BIPIA: where the attack sits in `view`
+    view: str = ""
+    """The text as the learned tiers read it (`as_read`): what is embedded and n-grammed."""
 
 
 def _attack_span(context: str, text: str) -> tuple[int, int]:
@@ -140,21 +146,24 @@ def _attack_span(context: str, text: str) -> tuple[int, int]:
 def samples(datasets: Path) -> list[Sample]:
     out: list[Sample] = []
     for source, rows in load_sources(datasets).items():
-        context = ""
+        context = context_view = ""
         for row in rows:
             group = row.text
+            view = as_read(row.text)
             span = None
             if source == "indirect/bipia":
                 if row.label == 0:
-                    context = row.text
+                    context, context_view = row.text, view
                 else:
-                    span = _attack_span(context, row.text)
+                    span = _attack_span(context_view, view)
                 group = context
             if row.split == HELD_OUT:
                 part = HELD_OUT
             else:
                 part = VALIDATION if in_validation(group) else FIT
-            out.append(Sample(source, row.text, row.label, part, row.category, row.origin, span))
+            out.append(
+                Sample(source, row.text, row.label, part, row.category, row.origin, span, view)
+            )
     return out
 
 
@@ -399,10 +408,10 @@ def main() -> None:
     assert model_path is not None  # Encoder.load reads the network from its file
     every = samples(args.datasets)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
-    windows = _encode_cached(encoder, [s.text for s in every], args.cache, args.max_windows)
+    windows = _encode_cached(encoder, [s.view for s in every], args.cache, args.max_windows)
     reference = reference_encoder(encoder, args.cache)
     reference_windows = _encode_cached(
-        reference, [s.text for s in every], args.cache, args.max_windows
+        reference, [s.view for s in every], args.cache, args.max_windows
     )
     assert np.array_equal(windows.owner, reference_windows.owner)  # same tokens, same windows
     labels = np.array([s.label for s in every])
@@ -458,7 +467,7 @@ def main() -> None:
     clf_raw_reference = classifier_raw(reference_windows)
 
     # -- n-gram model: the same FIT windows, as text ------------------------------------
-    texts_of_windows = window_texts(windows, [s.text for s in every])
+    texts_of_windows = window_texts(windows, [s.view for s in every])
     ngram_labels = window_label[keep]
     ngram_weight = balanced(weight[keep].copy(), ngram_labels)
     started = time.perf_counter()
@@ -471,7 +480,10 @@ def main() -> None:
     # -- corpus ------------------------------------------------------------------------
     rows = corpus_rows(args.datasets)
     row_vectors = np.vstack(
-        [encoder.encode([r.text for r in rows[i : i + 256]]) for i in range(0, len(rows), 256)]
+        [
+            encoder.encode([as_read(r.text) for r in rows[i : i + 256]])
+            for i in range(0, len(rows), 256)
+        ]
     )
     kept = dedupe(rows, row_vectors)
     counters: Counter[str] = Counter()
@@ -498,7 +510,7 @@ def main() -> None:
     sim_raw_cal = similarity_raw(matrix[fit_mask])  # for VALIDATION rows: without themselves
     sim_raw_full = similarity_raw(matrix)  # as shipped: for HELD_OUT rows
     # Another host builds the corpus index with its own vectors: the reference view does too.
-    kept_texts = [rows[i].text for i in kept]
+    kept_texts = [as_read(rows[i].text) for i in kept]
     reference_matrix = np.vstack(
         [reference.encode(kept_texts[i : i + 256]) for i in range(0, len(kept_texts), 256)]
     )
@@ -601,6 +613,7 @@ def main() -> None:
         "views": "fitted on the int8 and the fp32 network's vectors of every FIT window",
         "weights": "per source 1/sqrt(windows), per class balanced; BIPIA planted-attack"
         " windows scaled to the weight of its clean windows",
+        "texts": "as_read (services/scanner/readable.py): obfuscation undone, as at run time",
     }
     ngrams.meta = {
         "version": NGRAM_VERSION,
