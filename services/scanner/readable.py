@@ -39,6 +39,8 @@ WRITTEN_IN_LEET = 3
 """Words with a leet character before a letter that make a text leetspeak throughout."""
 MAX_CHARS = 64 * 1024
 """Longer texts are left as they are (the learned tiers read them raw): bounds the work."""
+MAX_LEET_WORD = 20
+"""Longer words are identifiers, not leetspeak."""
 
 _UNICODE = re2.compile(normalize.TRIGGERS["unicode"])
 _LOOKALIKE = re2.compile(normalize.TRIGGERS["lookalike"])
@@ -58,6 +60,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9@$]+")
 _LEET_BEFORE_LETTER = re.compile(r"[013457@$][A-Za-z]")
 _NUMBER_WITH_UNIT = re.compile(r"[0-9]+(?:s|am|pm|k|m|x|d|px|kb|mb|gb)")
 _ORDINAL_SUFFIX = {"1": "st", "2": "nd", "3": "rd"}
+_LEET = str.maketrans("013457@$", "oieastas")
+_MIXED_CASE = re.compile(r"[a-z][^a-z]*[A-Z]")  # an upper-case letter after a lower-case one
 
 
 def _is_number(word: str) -> bool:
@@ -70,11 +74,6 @@ def _is_number(word: str) -> bool:
         return False
     teen = len(digits) > 1 and digits[-2] == "1"
     return suffix == ("th" if teen else _ORDINAL_SUFFIX.get(digits[-1], "th"))
-
-
-_LEET = str.maketrans("013457@$", "oieastas")
-_MIXED_CASE = re.compile(r"[a-z][^a-z]*[A-Z]")  # an upper-case letter after a lower-case one
-MAX_LEET_WORD = 20
 
 
 def _fold_leet(match: re.Match[str], *, written_in_leet: bool) -> str:
