@@ -545,25 +545,34 @@ def format_markdown(report: DetectionReport) -> str:
             )
     lines += _tier_markdown(report)
     lines += _variant_markdown(report)
-    lines += ["", "## Misses by category (held-out)", ""]
-    for r in (r for r in report.results if r.split == HELD_OUT and r.misses_by_category):
-        parts = [
-            f"{cat} {miss}/{r.attacks_by_category.get(cat, 0)}"
-            for cat, miss in r.misses_by_category.items()
-        ]
-        lines.append(f"- **{r.source}**: " + ", ".join(parts))
-    lines += ["", "## False positives by category (held-out)", ""]
-    for r in (r for r in report.results if r.split == HELD_OUT and r.false_positives_by_category):
-        parts = [
-            f"{cat} {fp}/{r.benign_by_category.get(cat, 0)}"
-            for cat, fp in r.false_positives_by_category.items()
-        ]
-        lines.append(f"- **{r.source}**: " + ", ".join(parts))
+    lines += _by_category(
+        report, "Misses", lambda r: r.misses_by_category, lambda r: r.attacks_by_category
+    )
+    lines += _by_category(
+        report,
+        "False positives",
+        lambda r: r.false_positives_by_category,
+        lambda r: r.benign_by_category,
+    )
     lines += ["", "## Rules firing on false positives (held-out)", ""]
     for r in (r for r in report.results if r.split == HELD_OUT and r.false_positive_rules):
         parts = [f"{rule} {count}" for rule, count in r.false_positive_rules.items()]
         lines.append(f"- **{r.source}**: " + ", ".join(parts))
     return "\n".join(lines) + "\n"
+
+
+def _by_category(
+    report: DetectionReport,
+    what: str,
+    counted: Callable[[SplitResult], dict[str, int]],
+    of: Callable[[SplitResult], dict[str, int]],
+) -> list[str]:
+    """'## <what> by category (held-out)': per source, `category counted/of` pairs."""
+    lines = ["", f"## {what} by category (held-out)", ""]
+    for r in (r for r in report.results if r.split == HELD_OUT and counted(r)):
+        parts = [f"{cat} {n}/{of(r).get(cat, 0)}" for cat, n in counted(r).items()]
+        lines.append(f"- **{r.source}**: " + ", ".join(parts))
+    return lines
 
 
 def _variant_markdown(report: DetectionReport) -> list[str]:
