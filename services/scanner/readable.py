@@ -8,8 +8,10 @@ attacks and no obfuscated benign text): a benign question in fullwidth letters s
 and an attack in lookalike letters could score nothing. How a text is written is the rules'
 business (`obfuscation.*`); what it says is the learned tiers'. So they are given `readable`:
 
-1. base64, hex, URL-encoded and rot13 segments replaced by their decoded text, as the
-   scanner's decoded views find them (`decode.py`);
+1. a text that is English written in rot13 (far more of its first `ROT13_SAMPLE_WORDS` words
+   are common English words once rotated) rotated back; base64, hex, URL-encoded and rot13
+   segments replaced by their decoded text, as the scanner's decoded views find them
+   (`decode.py`);
 2. NFKC (fullwidth, mathematical and circled letters become plain ones); invisible characters
    dropped; Unicode tag characters turned into the ASCII they hide;
 3. where a lookalike letter (Cyrillic `о`, Greek `ι`) touches a Latin one, every lookalike
@@ -27,9 +29,11 @@ triggers occurs in the text.
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 import unicodedata
+from itertools import islice
 
 import re2
 
@@ -105,6 +109,30 @@ def _decoded(text: str) -> str:
     return "".join(out)
 
 
+_COMMON = """
+    about after all also an and any are as at back be because but by can come could day do
+    even first for from get give go good have he her him his how if in into is it its just
+    know like look make me most my new no not now of on one only or other our out over people
+    say see she so some take than that the their them then there these they think this time
+    to two up us use want was way we well were what when which who will with work would year
+    you your
+"""
+_COMMON_WORDS = frozenset(_COMMON.split())
+_WORDS = re.compile(r"[A-Za-z]{2,}")  # one letter proves nothing: "n" is "a" in rot13
+ROT13_SAMPLE_WORDS = 200
+"""Words of a text looked at to tell whether it is English written in rot13."""
+
+
+def _is_rot13_english(text: str) -> bool:
+    """Far more of its words are common English words once rotated than as written."""
+    words = [m.group().lower() for m in islice(_WORDS.finditer(text), ROT13_SAMPLE_WORDS)]
+    as_written = sum(w in _COMMON_WORDS for w in words)
+    rotated = [w for w in words if codecs.encode(w, "rot13") in _COMMON_WORDS]
+    if len(set(rotated)) < 3:  # "NA" down a table's column rotates to "an" and means nothing
+        return False
+    return len(rotated) >= max(0.25 * len(words), 3 * as_written)
+
+
 def as_read(text: str) -> str:
     """`readable(text)`, or `text` itself when there was nothing to undo: what the learned
     tiers embed, at training, in the corpus index and for every text they score."""
@@ -116,7 +144,8 @@ def readable(text: str) -> str | None:
     is longer than `MAX_CHARS`)."""
     if len(text) > MAX_CHARS:
         return None
-    folded = _decoded(text)  # first: leetspeak folding would garble base64
+    folded = codecs.encode(text, "rot13") if _is_rot13_english(text) else text
+    folded = _decoded(folded)  # before folding: leetspeak folding would garble base64
     if _UNICODE.search(folded):
         folded = unicodedata.normalize("NFKC", folded).translate(_INVISIBLE).translate(_TAGS)
     if _LOOKALIKE.search(folded):
