@@ -63,12 +63,12 @@ VALIDATION_SALT = "mithril-embedding-validation:"
 DEDUPE_COSINE = 0.95
 MAX_FPR = 0.01
 HIDDEN = 128
-VERSION = "mlp128-2026.3"
+VERSION = "mlp128-2026.4"
 NGRAM_FEATURES = 50_000
 """The most frequent n-grams of the FIT windows (at least two windows each) are kept."""
 NGRAM_C = 4.0
 """Inverse L2 strength of the n-gram logistic regression."""
-NGRAM_VERSION = "char3-5-lr-2026.3"
+NGRAM_VERSION = "char3-5-lr-2026.4"
 FIT, VALIDATION = "fit", "validation"
 
 SOURCES_META = [
