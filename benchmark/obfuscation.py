@@ -26,9 +26,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from mithril.domain import Finding, Origin
-
-    Decide = Callable[[str, Origin], tuple[bool, float, list[Finding]]]
+    from mithril.benchmark.detection import Decide
+    from mithril.domain import Origin
 
 VARIANT_ROWS = 250
 """Attacks, and benign prompts, rewritten per transform (a fixed sample, by text hash)."""

@@ -479,12 +479,8 @@ def main() -> None:
 
     # -- corpus ------------------------------------------------------------------------
     rows = corpus_rows(args.datasets)
-    row_vectors = np.vstack(
-        [
-            encoder.encode([as_read(r.text) for r in rows[i : i + 256]])
-            for i in range(0, len(rows), 256)
-        ]
-    )
+    read = [as_read(r.text) for r in rows]  # what the index embeds (corpus.load_index)
+    row_vectors = np.vstack([encoder.encode(read[i : i + 256]) for i in range(0, len(rows), 256)])
     kept = dedupe(rows, row_vectors)
     counters: Counter[str] = Counter()
     entries = []
@@ -510,7 +506,7 @@ def main() -> None:
     sim_raw_cal = similarity_raw(matrix[fit_mask])  # for VALIDATION rows: without themselves
     sim_raw_full = similarity_raw(matrix)  # as shipped: for HELD_OUT rows
     # Another host builds the corpus index with its own vectors: the reference view does too.
-    kept_texts = [as_read(rows[i].text) for i in kept]
+    kept_texts = [read[i] for i in kept]
     reference_matrix = np.vstack(
         [reference.encode(kept_texts[i : i + 256]) for i in range(0, len(kept_texts), 256)]
     )

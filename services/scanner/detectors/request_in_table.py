@@ -63,10 +63,6 @@ _ABOUT_THE_TABLE = re2.compile(r"(?i)\b(?:table|tables|column|columns|row|rows|a
 _WORD = re2.compile(r"[^\W_]+")
 
 
-def _is_row(line: str) -> bool:
-    return line.startswith("|") or line.endswith("|") or line.count("|") >= 2
-
-
 # A table row next to a line shaped like a request (at most one pipe, inside it), blank lines
 # allowed between. One RE2 pass finds every candidate, so a long table costs no Python per row.
 _ROW = r"[ \t]*\|[^\n]*|[^\n]*\|[ \t\r]*|[^\n|]*\|[^\n|]*\|[^\n]*"
@@ -81,6 +77,11 @@ _NEXT_TO_ROW = re2.compile(
     rf"(?m)^(?:{_ROW}){_BLANKS}({_REQUEST_SHAPED})$|^({_REQUEST_SHAPED}){_BLANKS}(?:{_ROW})$"
 )
 _ROW_LINE = re2.compile(rf"(?m)^(?:{_ROW})$")
+
+
+def _is_row(line: str) -> bool:
+    """It starts or ends with `|`, or holds two of them (the same test as the RE2 pass)."""
+    return _ROW_LINE.fullmatch(line) is not None
 
 
 def _enough_rows(text: str, wanted: int) -> bool:
