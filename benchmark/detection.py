@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
+from mithril.benchmark.translated import run_translated
 from mithril.domain import Finding, Origin
 
 if TYPE_CHECKING:
@@ -259,6 +260,8 @@ class DetectionReport:
     """Per source, on held-out rows: what each tier of the cascade adds (see `tier_table`)."""
     variants: list[VariantResult] = field(default_factory=list)
     """Held-out prompts rewritten by each obfuscation transform (`obfuscation.py`)."""
+    translated: list[VariantResult] = field(default_factory=list)
+    """Held-out prompts translated into other languages (`translated.py`), per language."""
 
     def get(self, source: str, split: str) -> SplitResult | None:
         for result in self.results:
@@ -274,6 +277,7 @@ class DetectionReport:
             "results": [r.to_dict() for r in self.results],
             "tiers_held_out": {source: table.to_dict() for source, table in self.tiers.items()},
             "obfuscated_held_out": [v.to_dict() for v in self.variants],
+            "translated_held_out": [v.to_dict() for v in self.translated],
         }
 
 
@@ -509,8 +513,13 @@ def run_detection(
         f" every transform in obfuscation.py ({', '.join(TRANSFORMS)})."
     )
     variants = run_variants(caught, passed, decide, Origin.USER)
+    notes.append(
+        "translated prompts: held-out s-labs and neuralchemy prompts and their translations"
+        " into 8 languages (benchmark/data/translated_prompts.jsonl), scanned as user prompts."
+    )
+    translated = run_translated(decide)
     return DetectionReport(
-        results, threshold, time.perf_counter() - started, notes, tables, variants
+        results, threshold, time.perf_counter() - started, notes, tables, variants, translated
     )
 
 
@@ -545,6 +554,7 @@ def format_markdown(report: DetectionReport) -> str:
             )
     lines += _tier_markdown(report)
     lines += _variant_markdown(report)
+    lines += _translated_markdown(report)
     lines += _by_category(
         report, "Misses", lambda r: r.misses_by_category, lambda r: r.attacks_by_category
     )
@@ -591,6 +601,24 @@ def _variant_markdown(report: DetectionReport) -> list[str]:
         "|---|---:|---:|",
     ]
     lines += [f"| {v.transform} | {_pct(v.tpr)} | {_pct(v.fpr)} |" for v in report.variants]
+    return lines
+
+
+def _translated_markdown(report: DetectionReport) -> list[str]:
+    if not report.translated:
+        return []
+    first = report.translated[0]
+    lines = [
+        "",
+        "## Translated prompts (held-out)",
+        "",
+        f"The same {first.attacks} attacks and {first.benign} benign prompts in each language"
+        " (`benchmark/translated.py`; en = as the source has them, the others translated).",
+        "",
+        "| language | TPR | FPR |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {v.transform} | {_pct(v.tpr)} | {_pct(v.fpr)} |" for v in report.translated]
     return lines
 
 

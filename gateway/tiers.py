@@ -72,14 +72,18 @@ def similarity_finding(score: float, max_similarity: float, nearest: str) -> Fin
     )
 
 
-def classifier_finding(probability: float) -> Finding:
+def classifier_finding(probability: float, language: str = "") -> Finding:
+    """`language`: the language the multilingual model read the text as, '' for English."""
+    reader = (
+        f"the multilingual attack classifier ({language})" if language else "the attack classifier"
+    )
     return Finding(
         rule_id="embedding.classifier",
         detector="classifier",
         category=LEARNED_CATEGORY,
         severity=_severity(probability),
         confidence=round(probability, 6),
-        message=f"the attack classifier gives {probability:.2f}",
+        message=f"{reader} gives {probability:.2f}",
     )
 
 
@@ -89,12 +93,13 @@ def learned_findings(
     max_similarity: float,
     nearest: str,
     probability: float,
+    language: str = "",
 ) -> tuple[Finding, ...]:
     found = []
     if "embedding" in which and similarity >= MIN_REPORTED:
         found.append(similarity_finding(similarity, max_similarity, nearest))
     if "classifier" in which and probability >= MIN_REPORTED:
-        found.append(classifier_finding(probability))
+        found.append(classifier_finding(probability, language))
     # Scores as they survive a protobuf float: in-process and remote decisions agree.
     return tuple(canonical(f) for f in found)
 
@@ -122,6 +127,7 @@ class LocalLearned:
                 _as_float32(score.max_similarity),
                 nearest,
                 _as_float32(score.probability),
+                score.language,
             )
         )
 
@@ -140,7 +146,9 @@ class RemoteLearned:
         self._similarity: MicroBatcher[str, embedding_service_pb2.SimilarityScore] = MicroBatcher(
             self._similarity_batch, max_items=32
         )
-        self._classify: MicroBatcher[str, float] = MicroBatcher(self._classify_batch, max_items=32)
+        self._classify: MicroBatcher[str, tuple[float, str]] = MicroBatcher(
+            self._classify_batch, max_items=32
+        )
 
     async def _similarity_batch(
         self, texts: list[str]
@@ -152,16 +160,17 @@ class RemoteLearned:
         )
         return list(reply.scores)
 
-    async def _classify_batch(self, texts: list[str]) -> list[float]:
+    async def _classify_batch(self, texts: list[str]) -> list[tuple[float, str]]:
         reply = await self._stub.Classify(
             embedding_service_pb2.ClassifyRequest(texts=texts),
             timeout=self._timeout,
             metadata=self._metadata,
         )
-        return list(reply.probabilities)
+        languages = list(reply.languages) or [""] * len(reply.probabilities)
+        return list(zip(reply.probabilities, languages, strict=True))
 
     async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
-        similarity, probability, max_similarity, nearest = 0.0, 0.0, 0.0, ""
+        similarity, probability, max_similarity, nearest, language = 0.0, 0.0, 0.0, "", ""
         try:
             if "embedding" in which:
                 scored = await self._similarity.submit(text)
@@ -170,12 +179,14 @@ class RemoteLearned:
                     max_similarity = scored.neighbors[0].similarity
                     nearest = scored.neighbors[0].category
             if "classifier" in which:
-                probability = await self._classify.submit(text)
+                probability, language = await self._classify.submit(text)
         except grpc.aio.AioRpcError as error:
             if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise ServiceUnavailableError("embedding", error.code().name) from error
             raise
-        return Analysis(learned_findings(which, similarity, max_similarity, nearest, probability))
+        return Analysis(
+            learned_findings(which, similarity, max_similarity, nearest, probability, language)
+        )
 
     async def close(self) -> None:
         await self._channel.close()

@@ -59,6 +59,7 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             scores=[
                 pb.SimilarityScore(
                     score=s.similarity,
+                    language=s.language,
                     neighbors=[
                         pb.Neighbor(
                             id=n.entry.id,
@@ -79,7 +80,10 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
         texts = _texts(list(request.texts))
         scores = await self.tiers.score(texts, 1)
         _annotate(len(texts), max(s.probability for s in scores))
-        return pb.ClassifyResponse(probabilities=[s.probability for s in scores])
+        return pb.ClassifyResponse(
+            probabilities=[s.probability for s in scores],
+            languages=[s.language for s in scores],
+        )
 
     async def GetModelInfo(
         self, request: pb.GetModelInfoRequest, context: grpc.aio.ServicerContext
@@ -90,4 +94,5 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             runtime=self.tiers.encoder.runtime,
             corpus_size=len(self.tiers.index),
             classifier_version=self.tiers.classifier.version,
+            multilingual_version=str(self.tiers.info()["multilingual_version"]),
         )

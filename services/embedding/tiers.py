@@ -9,6 +9,9 @@
 Both scores are calibrated probabilities with 0.5 at the operating point chosen on the
 train-validation slice (see `calibration.py`), so the gateway can noisy-OR them with the
 other tiers against one threshold. Concurrent calls share encoder runs (`batching.py`).
+A text identified as another language than English is scored by the multilingual model
+(`multilingual.py`): its probability replaces the English classifier's, and its similarity
+is 0 (the corpus is English; cosines across languages are not on the same scale).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from mithril.services.embedding.classifier import Classifier
 from mithril.services.embedding.config import EmbeddingSettings
 from mithril.services.embedding.corpus import Corpus, load_index
 from mithril.services.embedding.encoder import Encoder
+from mithril.services.embedding.multilingual import Multilingual
 from mithril.services.embedding.network import file_digest
 from mithril.services.embedding.similarity import Neighbor, SimilarityIndex
 
@@ -40,6 +44,9 @@ class TierScore:
     """The nearest corpus entries, closest first."""
     max_similarity: float = 0.0
     """The raw highest cosine to the corpus, -1 to 1."""
+    language: str = ""
+    """The language the multilingual model read the text as; '' when the English models
+    read it."""
 
 
 log = logging.getLogger(__name__)
@@ -55,12 +62,14 @@ class EmbeddingTiers:
         index: SimilarityIndex,
         classifier: Classifier,
         *,
+        multilingual: Multilingual | None = None,
         index_from_cache: bool = False,
     ) -> None:
         self.settings = settings
         self.encoder = encoder
         self.index = index
         self.classifier = classifier
+        self.multilingual = multilingual
         self.index_from_cache = index_from_cache
         self._batcher: EncoderBatcher[_Item, np.ndarray | TierScore] = EncoderBatcher(
             self._run,
@@ -88,7 +97,21 @@ class EmbeddingTiers:
             settings.ngram_classifier_file if settings.ngram_features else None,
         )
         _check_trained_on(classifier, encoder)
-        return cls(settings, encoder, index, classifier, index_from_cache=cached)
+        multilingual = (
+            Multilingual.load(
+                settings.multilingual_file, settings.multilingual_windows, settings.threads
+            )
+            if settings.multilingual
+            else None
+        )
+        return cls(
+            settings,
+            encoder,
+            index,
+            classifier,
+            multilingual=multilingual,
+            index_from_cache=cached,
+        )
 
     # -- synchronous, for in-process callers without an event loop -----------------------
 
@@ -100,9 +123,20 @@ class EmbeddingTiers:
         windows = self.encoder.encode_windows(texts, self.settings.max_windows)
         similar = self.index.search(windows, len(texts), top_k or self.settings.top_k)
         classified = self.classifier.classify(windows, texts)
-        return [
+        scores = [
             TierScore(s.score, c.probability, s.neighbors, s.raw)
             for s, c in zip(similar, classified, strict=True)
+        ]
+        if self.multilingual is None:
+            return scores
+        foreign = self.multilingual.score(texts)
+        return [
+            score
+            if other is None
+            else TierScore(
+                0.0, other.probability, score.neighbors, score.max_similarity, other.language
+            )
+            for score, other in zip(scores, foreign, strict=True)
         ]
 
     # -- asynchronous, micro-batched across concurrent callers -------------------------
@@ -123,6 +157,7 @@ class EmbeddingTiers:
                     result.probability,
                     result.neighbors[:k],
                     result.max_similarity,
+                    result.language,
                 )
             )
         return scores
@@ -158,6 +193,7 @@ class EmbeddingTiers:
             "runtime": self.encoder.runtime,
             "corpus_size": len(self.index),
             "classifier_version": self.classifier.version,
+            "multilingual_version": self.multilingual.version if self.multilingual else "",
         }
 
     def close(self) -> None:

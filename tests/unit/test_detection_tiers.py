@@ -252,3 +252,10 @@ def test_cascade_tiers_rescores_after_a_judge() -> None:
         ("judge", False),
     ]
     assert tiers.calls == 1
+
+
+def test_the_classifier_finding_names_the_language_it_read() -> None:
+    english, spanish = classifier_finding(0.9), classifier_finding(0.9, "es")
+    assert english.message == "the attack classifier gives 0.90"
+    assert spanish.message == "the multilingual attack classifier (es) gives 0.90"
+    assert (english.rule_id, english.confidence) == (spanish.rule_id, spanish.confidence)

@@ -51,12 +51,14 @@ class Neighbor(_message.Message):
     def __init__(self, id: _Optional[str] = ..., similarity: _Optional[float] = ..., category: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
 class SimilarityScore(_message.Message):
-    __slots__ = ("score", "neighbors")
+    __slots__ = ("score", "neighbors", "language")
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NEIGHBORS_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
     score: float
     neighbors: _containers.RepeatedCompositeFieldContainer[Neighbor]
-    def __init__(self, score: _Optional[float] = ..., neighbors: _Optional[_Iterable[_Union[Neighbor, _Mapping]]] = ...) -> None: ...
+    language: str
+    def __init__(self, score: _Optional[float] = ..., neighbors: _Optional[_Iterable[_Union[Neighbor, _Mapping]]] = ..., language: _Optional[str] = ...) -> None: ...
 
 class ScoreSimilarityResponse(_message.Message):
     __slots__ = ("scores",)
@@ -71,25 +73,29 @@ class ClassifyRequest(_message.Message):
     def __init__(self, texts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ClassifyResponse(_message.Message):
-    __slots__ = ("probabilities",)
+    __slots__ = ("probabilities", "languages")
     PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGES_FIELD_NUMBER: _ClassVar[int]
     probabilities: _containers.RepeatedScalarFieldContainer[float]
-    def __init__(self, probabilities: _Optional[_Iterable[float]] = ...) -> None: ...
+    languages: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, probabilities: _Optional[_Iterable[float]] = ..., languages: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class GetModelInfoRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class GetModelInfoResponse(_message.Message):
-    __slots__ = ("model", "dimensions", "runtime", "corpus_size", "classifier_version")
+    __slots__ = ("model", "dimensions", "runtime", "corpus_size", "classifier_version", "multilingual_version")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DIMENSIONS_FIELD_NUMBER: _ClassVar[int]
     RUNTIME_FIELD_NUMBER: _ClassVar[int]
     CORPUS_SIZE_FIELD_NUMBER: _ClassVar[int]
     CLASSIFIER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    MULTILINGUAL_VERSION_FIELD_NUMBER: _ClassVar[int]
     model: str
     dimensions: int
     runtime: str
     corpus_size: int
     classifier_version: str
-    def __init__(self, model: _Optional[str] = ..., dimensions: _Optional[int] = ..., runtime: _Optional[str] = ..., corpus_size: _Optional[int] = ..., classifier_version: _Optional[str] = ...) -> None: ...
+    multilingual_version: str
+    def __init__(self, model: _Optional[str] = ..., dimensions: _Optional[int] = ..., runtime: _Optional[str] = ..., corpus_size: _Optional[int] = ..., classifier_version: _Optional[str] = ..., multilingual_version: _Optional[str] = ...) -> None: ...

