@@ -553,8 +553,26 @@ def format_markdown(report: DetectionReport) -> str:
                 f"{_pct(r.fpr_uncontested)} |"
             )
     lines += _tier_markdown(report)
-    lines += _variant_markdown(report)
-    lines += _translated_markdown(report)
+    lines += _rates_section(
+        "Obfuscated variants (held-out prompts)",
+        "transform",
+        report.variants,
+        lambda first: (
+            f"{first.attacks} attacks the cascade flags as written and"
+            f" {first.benign} benign prompts it passes, each rewritten by one transform"
+            " (`benchmark/obfuscation.py`): TPR = still flagged, FPR = now flagged."
+        ),
+    )
+    lines += _rates_section(
+        "Translated prompts (held-out)",
+        "language",
+        report.translated,
+        lambda first: (
+            f"The same {first.attacks} attacks and {first.benign} benign prompts in"
+            " each language (`benchmark/translated.py`; en = as the source has them, the others"
+            " translated)."
+        ),
+    )
     lines += _by_category(
         report, "Misses", lambda r: r.misses_by_category, lambda r: r.attacks_by_category
     )
@@ -585,41 +603,15 @@ def _by_category(
     return lines
 
 
-def _variant_markdown(report: DetectionReport) -> list[str]:
-    if not report.variants:
+def _rates_section(
+    title: str, column: str, rows: Sequence[VariantResult], intro: Callable[[VariantResult], str]
+) -> list[str]:
+    """'## <title>', a sentence about the first row, then one TPR / FPR line per row."""
+    if not rows:
         return []
-    first = report.variants[0]
-    lines = [
-        "",
-        "## Obfuscated variants (held-out prompts)",
-        "",
-        f"{first.attacks} attacks the cascade flags as written and {first.benign} benign prompts"
-        " it passes, each rewritten by one transform (`benchmark/obfuscation.py`): TPR = still"
-        " flagged, FPR = now flagged.",
-        "",
-        "| transform | TPR | FPR |",
-        "|---|---:|---:|",
-    ]
-    lines += [f"| {v.transform} | {_pct(v.tpr)} | {_pct(v.fpr)} |" for v in report.variants]
-    return lines
-
-
-def _translated_markdown(report: DetectionReport) -> list[str]:
-    if not report.translated:
-        return []
-    first = report.translated[0]
-    lines = [
-        "",
-        "## Translated prompts (held-out)",
-        "",
-        f"The same {first.attacks} attacks and {first.benign} benign prompts in each language"
-        " (`benchmark/translated.py`; en = as the source has them, the others translated).",
-        "",
-        "| language | TPR | FPR |",
-        "|---|---:|---:|",
-    ]
-    lines += [f"| {v.transform} | {_pct(v.tpr)} | {_pct(v.fpr)} |" for v in report.translated]
-    return lines
+    lines = ["", f"## {title}", "", intro(rows[0]), "", f"| {column} | TPR | FPR |"]
+    lines.append("|---|---:|---:|")
+    return lines + [f"| {v.transform} | {_pct(v.tpr)} | {_pct(v.fpr)} |" for v in rows]
 
 
 def _tier_markdown(report: DetectionReport) -> list[str]:

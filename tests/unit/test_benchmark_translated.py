@@ -70,3 +70,17 @@ def test_run_translated_scores_each_language_on_one_part() -> None:
         texts = [r for r in held_out if r.language == result.transform]
         assert result.caught == sum("PWNED" in r.text for r in texts if r.label)
         assert result.flagged == sum("PWNED" in r.text for r in texts if not r.label)
+
+
+def test_the_report_has_a_row_per_language() -> None:
+    from mithril.benchmark.detection import DetectionReport, format_markdown
+    from mithril.benchmark.obfuscation import VariantResult
+
+    report = DetectionReport([], None, 1.0)
+    assert "Translated prompts" not in format_markdown(report)
+    report.translated = [VariantResult("en", 60, 53, 60, 0), VariantResult("zh", 60, 56, 60, 6)]
+    markdown = format_markdown(report)
+    section = markdown[markdown.index("## Translated prompts (held-out)") :]
+    assert "The same 60 attacks and 60 benign prompts in each language" in section
+    assert "| language | TPR | FPR |" in section
+    assert "| en | 88.3% | 0.0% |" in section and "| zh | 93.3% | 10.0% |" in section
