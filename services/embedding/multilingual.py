@@ -132,7 +132,7 @@ class E5Encoder:
     def _estimate_tokens(self, text: str) -> int:
         """Exact up to TOKEN_SAMPLE_CHARS; beyond, scaled from that many characters (a
         megabyte is never tokenised whole to read two windows of it)."""
-        sample = text[:TOKEN_SAMPLE_CHARS]
+        sample = _c_string(text[:TOKEN_SAMPLE_CHARS])
         with self._lock:
             counted = int(self._model.token_count(sample, QUERY))
         return counted if len(sample) == len(text) else counted * len(text) // len(sample)
@@ -142,8 +142,14 @@ class E5Encoder:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
         with self._lock:
-            vectors = self._model.query(list(texts))
+            vectors = self._model.query([_c_string(text) for text in texts])
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dimensions)
+
+
+def _c_string(text: str) -> str:
+    """The text as the C engine can take it whole: it reads a NUL as the end of the string,
+    so "hello\\x00<attack>" would be embedded as "hello"."""
+    return text.replace("\x00", " ")
 
 
 @dataclass(frozen=True, slots=True)

@@ -131,3 +131,12 @@ def test_the_multilingual_model_can_be_turned_off(embedding_settings: EmbeddingS
         assert score.language == ""
     finally:
         off.close()
+
+
+def test_a_nul_character_does_not_hide_the_rest_of_a_text(multilingual: Multilingual) -> None:
+    """The C engine stops at a NUL: the text after it must still be read."""
+    hidden, spaced = (BENIGN["es"] + sep + ATTACKS["es"] for sep in ("\x00", " "))
+    encoder = multilingual.encoder
+    np.testing.assert_allclose(encoder.encode([hidden]), encoder.encode([spaced]), atol=1e-6)
+    assert not np.allclose(encoder.encode([hidden]), encoder.encode([BENIGN["es"]]), atol=1e-3)
+    assert encoder.windows(hidden * 20, 2) != [hidden * 20]
