@@ -76,6 +76,12 @@ class EmbeddingSettings(ServiceSettings):
         ' MITHRIL_EMBEDDING_CORPUS_FILES=\'["<bundled>", "/etc/mithril/attacks.jsonl"]\'.',
     )
     top_k: int = Field(5, ge=1, le=100, description="Neighbours returned when a request asks 0.")
+    recent_scores: int = Field(
+        1024,
+        ge=0,
+        description="Texts whose scores are kept for a minute (by digest), so that"
+        " ScoreSimilarity and Classify about the same text run the models once; 0 = off.",
+    )
     cache_dir: Path = Field(
         default_factory=_default_cache_dir,
         description="Where the corpus index (.npy) is cached, keyed by corpus hash and model;"

@@ -23,6 +23,7 @@ from typing import Literal
 
 import numpy as np
 
+from mithril.runtime.cache import TTLCache, cache_key
 from mithril.services.embedding.batching import EncoderBatcher
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.classifier import Classifier
@@ -51,6 +52,9 @@ class TierScore:
 
 log = logging.getLogger(__name__)
 
+RECENT_SCORES_SECONDS = 60.0
+"""How long a text's scores are kept for a second call about the same text."""
+
 _Item = tuple[Literal["embed", "score"], str, int]
 
 
@@ -71,6 +75,12 @@ class EmbeddingTiers:
         self.classifier = classifier
         self.multilingual = multilingual
         self.index_from_cache = index_from_cache
+        # ScoreSimilarity and Classify are two calls, and the gateway makes both for a text:
+        # the second finds the first's scores here instead of running the models again.
+        # Keys are digests; only the batcher's worker thread touches it.
+        self._recent: TTLCache[tuple[int, TierScore]] = TTLCache(
+            settings.recent_scores, RECENT_SCORES_SECONDS
+        )
         self._batcher: EncoderBatcher[_Item, np.ndarray | TierScore] = EncoderBatcher(
             self._run,
             max_items=settings.micro_batch_items,
@@ -170,12 +180,20 @@ class EmbeddingTiers:
             vectors = self.encoder.encode([items[i][1] for i in embeds])
             for row, i in enumerate(embeds):
                 results[i] = vectors[row]
-        if scores:
-            top_k = max(items[i][2] for i in scores)
-            for i, score in zip(
-                scores, self.score_sync([items[i][1] for i in scores], top_k), strict=True
-            ):
+        missing = []
+        for i in scores:
+            _, text, top_k = items[i]
+            recent = self._recent.get(cache_key("score", text))
+            if recent is not None and recent[0] >= top_k:
+                results[i] = recent[1]
+            else:
+                missing.append(i)
+        if missing:
+            top_k = max(items[i][2] for i in missing)
+            texts = [items[i][1] for i in missing]
+            for i, text, score in zip(missing, texts, self.score_sync(texts, top_k), strict=True):
                 results[i] = score
+                self._recent.put(cache_key("score", text), (top_k, score))
         return [r for r in results if r is not None]
 
     @property

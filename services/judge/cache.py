@@ -1,68 +1,13 @@
-"""The judge's answer cache (LRU with a time to live) and single-flight coalescing.
-
-Keys are sha256 digests of length-prefixed parts (kind, model, prompt version, texts), so
-the cache never holds the texts themselves and no two different inputs share a key.
-"""
+"""Single-flight coalescing of the judge's calls (its answer cache is
+`mithril.runtime.cache.TTLCache`)."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
-
-Clock = Callable[[], float]
-
-
-def cache_key(*parts: str) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        data = part.encode("utf-8", "surrogatepass")
-        digest.update(len(data).to_bytes(8, "big"))
-        digest.update(data)
-    return digest.hexdigest()
-
-
-class TTLCache(Generic[V]):
-    """At most `size` entries, each for `ttl` seconds; the least recently used goes first.
-
-    Used from one event loop only (no awaits inside), so it needs no lock.
-    """
-
-    def __init__(self, size: int, ttl: float, clock: Clock = time.monotonic) -> None:
-        self.size = size
-        self.ttl = ttl
-        self._clock = clock
-        self._entries: OrderedDict[str, tuple[float, V]] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def get(self, key: str) -> V | None:
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        expires, value = entry
-        if self._clock() >= expires:
-            del self._entries[key]
-            return None
-        self._entries.move_to_end(key)
-        return value
-
-    def put(self, key: str, value: V) -> None:
-        if self.size <= 0:
-            return
-        self._entries[key] = (self._clock() + self.ttl, value)
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
-
-    def clear(self) -> None:
-        self._entries.clear()
 
 
 class SingleFlight(Generic[V]):

@@ -20,8 +20,9 @@ from opentelemetry import trace
 
 from mithril.domain import Origin
 from mithril.runtime import attributes, telemetry
+from mithril.runtime.cache import TTLCache, cache_key
 from mithril.services.judge import prompts
-from mithril.services.judge.cache import SingleFlight, TTLCache, cache_key
+from mithril.services.judge.cache import SingleFlight
 from mithril.services.judge.client import ChatClient, Completion, RetryPolicy, Sleep
 from mithril.services.judge.config import JudgeSettings
 from mithril.services.judge.errors import NOT_CONFIGURED, JudgeUnavailable

@@ -66,3 +66,47 @@ def test_openai_input_is_validated(value: object) -> None:
 def test_openai_input_forms() -> None:
     assert parse_input("one") == ["one"]
     assert parse_input(["a", "b"]) == ["a", "b"]
+
+
+def _counting(tiers: EmbeddingTiers, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    calls: list[list[str]] = []
+    original = tiers.score_sync
+
+    def score_sync(texts: list[str], top_k: int = 0):  # type: ignore[no-untyped-def]
+        calls.append(list(texts))
+        return original(texts, top_k)
+
+    monkeypatch.setattr(tiers, "score_sync", score_sync)
+    return calls
+
+
+async def test_a_second_call_about_a_text_reuses_its_scores(
+    tiers: EmbeddingTiers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ScoreSimilarity then Classify about one text cost: one run of the models."""
+    calls = _counting(tiers, monkeypatch)
+    text = "Which rivers flow into the Caspian Sea? (recent-scores test)"
+    (first,) = await tiers.score([text], 3)
+    (second,) = await tiers.score([text], 1)
+    assert calls == [[text]]
+    assert second.probability == first.probability and second.similarity == first.similarity
+    assert second.neighbors == first.neighbors[:1]
+    await tiers.score([text], 5)  # more neighbours than were kept: scored again
+    assert calls == [[text], [text]]
+
+
+async def test_recent_scores_can_be_turned_off(
+    tiers: EmbeddingTiers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = tiers.settings.model_copy(update={"recent_scores": 0})
+    off = EmbeddingTiers(
+        settings, tiers.encoder, tiers.index, tiers.classifier, multilingual=tiers.multilingual
+    )
+    try:
+        calls = _counting(off, monkeypatch)
+        text = "Which rivers flow into the Black Sea? (recent-scores test)"
+        await off.score([text], 1)
+        await off.score([text], 1)
+        assert calls == [[text], [text]]
+    finally:
+        off.close()

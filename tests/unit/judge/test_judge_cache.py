@@ -10,8 +10,9 @@ import orjson
 import pytest
 
 from mithril.domain import Origin
+from mithril.runtime.cache import TTLCache, cache_key
 from mithril.services.judge import Judge, JudgeSettings, JudgeUnavailable, Verdict
-from mithril.services.judge.cache import SingleFlight, TTLCache, cache_key
+from mithril.services.judge.cache import SingleFlight
 from mithril.services.judge.errors import NOT_CONFIGURED
 
 ATTACK = '{"verdict": "attack", "score": 0.97, "rationale": "override attempt"}'
