@@ -11,10 +11,12 @@
   rows translated into eight languages) is scored in the report, as what the choices below
   were made on; its held-out part only `mithril bench detection` scores.
 - The estimator: logistic regression, C = HEAD_C, weights per source 1/sqrt(rows) and
-  balanced per class, as the English classifier's. On the translated DEV rows, C = 10 caught
-  191 of 240 attacks and flagged no benign row, C = 100 206 and 1, C = 300 214 and 5; a
-  128-unit network caught 226 but flagged 41 (20 of 30 in Chinese).
-- Texts are read as at run time: `as_read`, then at most MAX_WINDOWS windows.
+  balanced per class, as the English classifier's. On the translated DEV rows (a scratch
+  script, whole texts), C = 10 caught 191 of 240 attacks and flagged no benign row, C = 100
+  206 and 1, C = 300 214 and 5; a 128-unit network caught 226 but flagged 41 (20 of 30 in
+  Chinese).
+- Texts are read as at run time: `as_read`, then at most `multilingual_windows` windows
+  (EmbeddingSettings) of WINDOW_TOKENS.
 
 Writes `data/multilingual.npz`, `multilingual.meta.json` and `multilingual_report.md`.
 e5 vectors are cached under --cache (the first run embeds about 20,000 rows: minutes).
