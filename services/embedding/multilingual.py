@@ -129,6 +129,16 @@ class E5Encoder:
         starts = np.linspace(0, len(text) - width, max_windows).astype(int)
         return [text[start : start + width] for start in dict.fromkeys(starts.tolist())]
 
+    def split(self, texts: list[str], max_windows: int) -> tuple[list[str], np.ndarray]:
+        """Every text's windows, in order, and the index of the text each belongs to."""
+        windows: list[str] = []
+        owners: list[int] = []
+        for owner, text in enumerate(texts):
+            parts = self.windows(text, max_windows)
+            windows += parts
+            owners += [owner] * len(parts)
+        return windows, np.asarray(owners, dtype=np.int64)
+
     def _estimate_tokens(self, text: str) -> int:
         """Exact up to TOKEN_SAMPLE_CHARS; beyond, scaled from that many characters (a
         megabyte is never tokenised whole to read two windows of it)."""
@@ -144,6 +154,13 @@ class E5Encoder:
         with self._lock:
             vectors = self._model.query([_c_string(text) for text in texts])
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dimensions)
+
+
+def max_per_text(logits: np.ndarray, owners: np.ndarray, count: int) -> np.ndarray:
+    """The highest of `logits` (one per window) for each of `count` texts."""
+    best = np.full(count, -np.inf)
+    np.maximum.at(best, owners, logits.astype(np.float64))
+    return best
 
 
 def _c_string(text: str) -> str:
@@ -216,16 +233,9 @@ class Multilingual:
     def raw_scores(self, texts: list[str]) -> np.ndarray:
         """The head's highest logit over each text's windows, whatever its language (for
         training and for callers that have already identified it)."""
-        windows: list[str] = []
-        owners: list[int] = []
-        for owner, text in enumerate(texts):
-            parts = self.encoder.windows(text, self.max_windows)
-            windows += parts
-            owners += [owner] * len(parts)
+        windows, owners = self.encoder.split(texts, self.max_windows)
         logits = self.head.logits(self.encoder.encode(windows))
-        best = np.full(len(texts), -np.inf)
-        np.maximum.at(best, np.asarray(owners, dtype=np.int64), logits.astype(np.float64))
-        return best
+        return max_per_text(logits, owners, len(texts))
 
     def score(self, texts: list[str]) -> list[MultilingualScore | None]:
         languages = [self.gate.language(text) for text in texts]

@@ -49,6 +49,7 @@ from mithril.services.embedding.multilingual import (
     LanguageGate,
     Multilingual,
     MultilingualHead,
+    max_per_text,
 )
 from mithril.services.embedding.training.train import (
     FIT,
@@ -93,27 +94,16 @@ def window_vectors(
     if path.exists():
         with np.load(path) as data:
             return data["vectors"], data["owner"]
-    windows: list[str] = []
-    owners: list[int] = []
-    for owner, text in enumerate(texts):
-        parts = encoder.windows(text, max_windows)
-        windows += parts
-        owners += [owner] * len(parts)
+    windows, owner_array = encoder.split(texts, max_windows)
     started = time.perf_counter()
     vectors = []
     for start in range(0, len(windows), 256):
         vectors.append(encoder.encode(windows[start : start + 256]))
         print(f"  e5 {start + 256}/{len(windows)} ({time.perf_counter() - started:.0f}s)")
-    matrix, owner_array = np.vstack(vectors), np.asarray(owners, dtype=np.int64)
+    matrix = np.vstack(vectors)
     cache.mkdir(parents=True, exist_ok=True)
     np.savez(path, vectors=matrix, owner=owner_array)
     return matrix, owner_array
-
-
-def max_per_text(logits: np.ndarray, owners: np.ndarray, count: int) -> np.ndarray:
-    best = np.full(count, -np.inf)
-    np.maximum.at(best, owners, logits.astype(np.float64))
-    return best
 
 
 def main() -> None:
