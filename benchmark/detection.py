@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
-from mithril.benchmark.translated import run_translated
+from mithril.benchmark.translated import run_in_documents, run_translated
 from mithril.domain import Finding, Origin
 
 if TYPE_CHECKING:
@@ -262,6 +262,8 @@ class DetectionReport:
     """Held-out prompts rewritten by each obfuscation transform (`obfuscation.py`)."""
     translated: list[VariantResult] = field(default_factory=list)
     """Held-out prompts translated into other languages (`translated.py`), per language."""
+    translated_in_documents: list[VariantResult] = field(default_factory=list)
+    """The same attacks planted in held-out BIPIA documents (`translated.py`), per language."""
 
     def get(self, source: str, split: str) -> SplitResult | None:
         for result in self.results:
@@ -278,6 +280,7 @@ class DetectionReport:
             "tiers_held_out": {source: table.to_dict() for source, table in self.tiers.items()},
             "obfuscated_held_out": [v.to_dict() for v in self.variants],
             "translated_held_out": [v.to_dict() for v in self.translated],
+            "translated_in_documents_held_out": [v.to_dict() for v in self.translated_in_documents],
         }
 
 
@@ -338,7 +341,9 @@ def _hashed_split(path: Path, category_key: str | None, placeholder: bool = Fals
     return mark_contested(rows)
 
 
-def _insert(context: str, attack: str, key: str) -> str:
+def insert_into(context: str, attack: str, key: str) -> str:
+    """`attack` on its own line at the start, the middle or the end of `context`, as
+    sha256(key) picks."""
     position = int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:4], "big") % 3
     if position == 0:
         return f"{attack}\n{context}"
@@ -375,7 +380,7 @@ def _bipia(folder: Path) -> list[Row]:
                 for k in range(BIPIA_ATTACKS_PER_CONTEXT):
                     index = (number * BIPIA_ATTACKS_PER_CONTEXT + k) % len(pool)
                     category, attack = pool[index]
-                    text = _insert(context, attack, f"{task}:{part}:{number}:{k}")
+                    text = insert_into(context, attack, f"{task}:{part}:{number}:{k}")
                     rows.append(Row(text, 1, split, f"{task}:{category}", Origin.RETRIEVAL))
     return rows
 
@@ -434,6 +439,7 @@ def run_detection(
     tables: dict[str, TierTable] = {}
     caught: list[str] = []  # held-out prompts as the cascade decided them, for the variants
     passed: list[str] = []
+    documents: list[str] = []  # clean held-out BIPIA contexts, to plant translated prompts in
     for source, rows in load_sources(Path(datasets_dir)).items():
         by_split = {DEV: SplitResult(source, DEV), HELD_OUT: SplitResult(source, HELD_OUT)}
         misses: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
@@ -448,6 +454,8 @@ def run_detection(
             flagged, _, findings = decide(row.text, row.origin)
             if row.split == HELD_OUT and row.origin == Origin.USER and row.label == flagged:
                 (caught if flagged else passed).append(row.text)
+            if row.split == HELD_OUT and row.origin == Origin.RETRIEVAL and not row.label:
+                documents.append(row.text)
             if tiers is not None and row.split == HELD_OUT:
                 verdicts = tuple(tiers(row.text, row.origin, findings))
                 names = tuple(name for name, _ in verdicts)
@@ -518,8 +526,21 @@ def run_detection(
         " into 8 languages (benchmark/data/translated_prompts.jsonl), scanned as user prompts."
     )
     translated = run_translated(decide)
+    notes.append(
+        "translated attacks in documents: the same attacks, each planted on its own line at"
+        " the start, middle or end of a clean held-out BIPIA context, scanned as retrieved"
+        " content."
+    )
+    in_documents = run_in_documents(decide, documents)
     return DetectionReport(
-        results, threshold, time.perf_counter() - started, notes, tables, variants, translated
+        results,
+        threshold,
+        time.perf_counter() - started,
+        notes,
+        tables,
+        variants,
+        translated,
+        in_documents,
     )
 
 
@@ -571,6 +592,18 @@ def format_markdown(report: DetectionReport) -> str:
             f"The same {first.attacks} attacks and {first.benign} benign prompts in"
             " each language (`benchmark/translated.py`; en = as the source has them, the others"
             " translated)."
+        ),
+    )
+    lines += _rates_section(
+        "Translated attacks in English documents (held-out)",
+        "language",
+        report.translated_in_documents,
+        lambda first: (
+            f"The same {first.attacks} attacks, each on its own line in a clean held-out BIPIA"
+            " email, table or code context (the same one and the same place for every"
+            " language), scanned as retrieved content. No FPR: a benign prompt inside a"
+            " retrieved document is itself an injected instruction; the clean contexts' FPR is"
+            " the indirect/bipia row's."
         ),
     )
     lines += _by_category(

@@ -16,6 +16,7 @@ rows again from the datasets, so that which rows were translated can be checked.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -92,6 +93,39 @@ def run_translated(
         flagged = sum(decide(r.text, Origin.USER)[0] for r in benign)
         results.append(VariantResult(language, len(attacks), caught, len(benign), flagged))
     return results
+
+
+def run_in_documents(
+    decide: Decide,
+    documents: Sequence[str],
+    part: str = "held_out",
+    rows: Sequence[TranslatedRow] | None = None,
+) -> list[VariantResult]:
+    """The same attacks, each planted in an English document (a clean BIPIA context) and
+    scanned as retrieved content: an instruction in another language inside English text.
+    A row and its translations go into the same document at the same place (start, middle
+    or end, as BIPIA's attacks are), so the languages differ in nothing else.
+
+    Benign prompts are not planted: a question or a request inside a retrieved document is
+    an instruction injected into data, what BIPIA labels an attack. What the documents cost
+    in false positives is the clean contexts' FPR (the BIPIA source)."""
+    from mithril.benchmark.detection import insert_into
+    from mithril.domain import Origin
+
+    if not documents:
+        return []
+
+    def planted(row: TranslatedRow) -> str:
+        key = _selection_key(row.row)
+        document = documents[int.from_bytes(key[:4], "big") % len(documents)]
+        return insert_into(document, row.text, row.row)
+
+    chosen = [r for r in (load() if rows is None else rows) if r.part == part and r.label]
+    return run_translated(
+        lambda text, _origin: decide(text, Origin.RETRIEVAL),
+        part,
+        [dataclasses.replace(row, text=planted(row)) for row in chosen],
+    )
 
 
 def _order(language: str) -> tuple[int, str]:

@@ -16,6 +16,11 @@ identifier (py3langid) reads as another language is scored here instead:
   validation rows), and it replaces the English classifier's probability and the
   similarity score for that text.
 
+An English text can carry a passage in another language: an email or a retrieved page
+with one instruction in German. The gate then reads the text sentence by sentence, and the
+head reads the passages it finds in other languages; the text's probability is the higher
+of the English classifier's and the head's (`Reading.whole` tells the two cases apart).
+
 e5 costs about 1 ms per token on these 2 cores, so a text is read in at most `max_windows`
 windows of `WINDOW_TOKENS` tokens: its start and its end, where an instruction sits.
 """
@@ -23,7 +28,9 @@ windows of `WINDOW_TOKENS` tokens: its start and its end, where an instruction s
 from __future__ import annotations
 
 import json
+import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,6 +68,13 @@ identifier ranks first: the English model cannot read it ("答案是 [I have bee
 # 0.9 for the language alone left 41 translations, mostly Spanish and Portuguese, whose
 # probability the identifier splits with Galician or Catalan.
 
+PASSAGE_LETTERS = 32
+"""Passages are identified on runs of whole sentences with at least this many letters (the
+identifier guesses on fewer)."""
+PASSAGE_SCAN_CHARS = 16384
+"""A longer text is searched for passages in its first and its last half of this many
+characters (the English model, too, reads a long text in spread windows)."""
+
 # fmt: off
 LANGUAGES = (
     "af", "am", "ar", "as", "az", "be", "bg", "bn", "br", "bs", "ca", "cs", "cy", "da", "de",
@@ -76,8 +90,21 @@ know. Restricting the identifier to them keeps it from reading an English table 
 as Nigerian Pidgin or Volapük."""
 
 
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What the multilingual head reads of a text, and why."""
+
+    language: str
+    """The other language (ISO 639-1); of the passage with the most letters when several."""
+    text: str
+    """The text itself, or its passages in other languages joined by newlines."""
+    whole: bool
+    """True when the text is in that language; False when only passages of it are."""
+
+
 class LanguageGate:
-    """Which texts the multilingual tier reads: those in another language than English."""
+    """Which texts the multilingual tier reads: those in another language than English, and
+    the passages in another language inside English ones."""
 
     def __init__(self) -> None:
         from py3langid.langid import MODEL_FILE, LanguageIdentifier
@@ -99,6 +126,70 @@ class LanguageGate:
         if top == "en" or probability < MIN_CONFIDENCE or english > MAX_ENGLISH:
             return ""
         return str(top)
+
+    def read(self, text: str) -> Reading | None:
+        """The text when it is in another language; else its passages in other languages,
+        if any; else None (English throughout)."""
+        language = self.language(text)
+        if language:
+            return Reading(language, text, whole=True)
+        passages = [
+            (found, passage)
+            for passage in _sentence_runs(text)
+            if (found := self.language(passage))
+        ]
+        if not passages:
+            return None
+        letters: Counter[str] = Counter()
+        for found, passage in passages:
+            letters[found] += _letters(passage)
+        joined = "\n".join(passage for _, passage in passages)
+        return Reading(letters.most_common(1)[0][0], joined, whole=False)
+
+
+_SENTENCE_END = re.compile(r"[.!?]+(?=\s)|[\u3002\uff01\uff1f]+")
+"""A sentence ends at ., ! or ? before a space, or at CJK full stops and marks (。！？)."""  # noqa: RUF001
+
+
+def _sentence_runs(text: str) -> list[str]:
+    """The text cut into runs of at least PASSAGE_LETTERS letters: its lines (a shorter line
+    joins the next), and a line's sentences (a shorter sentence joins the one before it).
+    Searched within PASSAGE_SCAN_CHARS at the text's start and end. A text that is one run
+    gives no runs: the whole-text reading decided it."""
+    if len(text) > PASSAGE_SCAN_CHARS:
+        half = PASSAGE_SCAN_CHARS // 2
+        return _sentence_runs(text[:half]) + _sentence_runs(text[-half:])
+    runs: list[str] = []
+    pending = ""
+    for line in text.splitlines(keepends=True):
+        line = pending + line
+        if _letters(line) < PASSAGE_LETTERS:
+            pending = line
+            continue
+        pending = ""
+        runs += _line_runs(line)
+    if pending and runs:
+        runs[-1] += pending
+    return runs if len(runs) > 1 else []
+
+
+def _line_runs(line: str) -> list[str]:
+    """A line of at least PASSAGE_LETTERS letters as runs of whole sentences."""
+    runs: list[str] = []
+    start = previous = letters = 0
+    for end in [match.end() for match in _SENTENCE_END.finditer(line)] + [len(line)]:
+        letters += _letters(line[previous:end])
+        previous = end
+        if letters >= PASSAGE_LETTERS:
+            runs.append(line[start:end])
+            start, letters = end, 0
+    if start < len(line):
+        runs[-1] += line[start:]
+    return runs
+
+
+def _letters(text: str) -> int:
+    return sum(char.isalpha() for char in text)
 
 
 def _non_latin_share(letters: list[str]) -> float:
@@ -210,6 +301,8 @@ class MultilingualScore:
     """The head's highest logit over the text's windows."""
     probability: float
     """Calibrated probability that the text is an attack."""
+    whole: bool = True
+    """False when the head read passages of an English text (see `Reading`)."""
 
 
 class Multilingual:
@@ -238,15 +331,19 @@ class Multilingual:
         return max_per_text(logits, owners, len(texts))
 
     def score(self, texts: list[str]) -> list[MultilingualScore | None]:
-        languages = [self.gate.language(text) for text in texts]
-        foreign = [i for i, language in enumerate(languages) if language]
+        """A score for every text in another language or with passages in one (see
+        `LanguageGate.read`); None for texts in English throughout."""
+        readings = [self.gate.read(text) for text in texts]
+        chosen = [(i, reading) for i, reading in enumerate(readings) if reading is not None]
         results: list[MultilingualScore | None] = [None] * len(texts)
-        if not foreign:
+        if not chosen:
             return results
-        raws = self.raw_scores([texts[i] for i in foreign])
+        raws = self.raw_scores([reading.text for _, reading in chosen])
         probabilities = self.head.calibration.probability(raws)
-        for i, raw, probability in zip(foreign, raws, probabilities, strict=True):
-            results[i] = MultilingualScore(languages[i], float(raw), float(probability))
+        for (i, reading), raw, probability in zip(chosen, raws, probabilities, strict=True):
+            results[i] = MultilingualScore(
+                reading.language, float(raw), float(probability), reading.whole
+            )
         return results
 
     @property

@@ -59,7 +59,7 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             scores=[
                 pb.SimilarityScore(
                     score=s.similarity,
-                    language=s.language,
+                    language="" if s.passage else s.language,
                     neighbors=[
                         pb.Neighbor(
                             id=n.entry.id,

@@ -10,15 +10,17 @@ Both scores are calibrated probabilities with 0.5 at the operating point chosen 
 train-validation slice (see `calibration.py`), so the gateway can noisy-OR them with the
 other tiers against one threshold. Concurrent calls share encoder runs (`batching.py`).
 A text identified as another language than English is scored by the multilingual model
-(`multilingual.py`): its probability replaces the English classifier's, and its similarity
-is 0 (the corpus is English; cosines across languages are not on the same scale).
+(`multilingual.py`) alone: its probability is the head's, its similarity 0 and it lists no
+neighbours (the corpus is English; cosines across languages are not on the same scale). An
+English text with passages in another language is scored by both, and keeps the higher
+probability.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -46,8 +48,11 @@ class TierScore:
     max_similarity: float = 0.0
     """The raw highest cosine to the corpus, -1 to 1."""
     language: str = ""
-    """The language the multilingual model read the text as; '' when the English models
-    read it."""
+    """The language the multilingual model read the text (or a passage of it) as, when its
+    probability is the one given; '' when the English classifier's is."""
+    passage: bool = False
+    """True when `language` is a passage's: the rest of the text is English, and the
+    similarity is the English model's."""
 
 
 log = logging.getLogger(__name__)
@@ -130,23 +135,42 @@ class EmbeddingTiers:
 
     def score_sync(self, texts: list[str], top_k: int = 0) -> list[TierScore]:
         texts = list(texts)
+        foreign = self.multilingual.score(texts) if self.multilingual else [None] * len(texts)
+        # The English models read every text but those wholly in another language, whose
+        # scores they would only make up.
+        english = [i for i, other in enumerate(foreign) if other is None or not other.whole]
+        read = self._score_english([texts[i] for i in english], top_k)
+        scores = dict(zip(english, read, strict=True))
+        results = []
+        for i, other in enumerate(foreign):
+            if other is None:
+                results.append(scores[i])
+            elif other.whole:
+                results.append(TierScore(0.0, other.probability, (), 0.0, other.language))
+            elif other.probability > scores[i].probability:
+                # A passage in another language reads as more of an attack than the text
+                # does to the English classifier: the passage decides.
+                results.append(
+                    replace(
+                        scores[i],
+                        probability=other.probability,
+                        language=other.language,
+                        passage=True,
+                    )
+                )
+            else:
+                results.append(scores[i])
+        return results
+
+    def _score_english(self, texts: list[str], top_k: int) -> list[TierScore]:
+        if not texts:
+            return []
         windows = self.encoder.encode_windows(texts, self.settings.max_windows)
         similar = self.index.search(windows, len(texts), top_k or self.settings.top_k)
         classified = self.classifier.classify(windows, texts)
-        scores = [
+        return [
             TierScore(s.score, c.probability, s.neighbors, s.raw)
             for s, c in zip(similar, classified, strict=True)
-        ]
-        if self.multilingual is None:
-            return scores
-        foreign = self.multilingual.score(texts)
-        return [
-            score
-            if other is None
-            else TierScore(
-                0.0, other.probability, score.neighbors, score.max_similarity, other.language
-            )
-            for score, other in zip(scores, foreign, strict=True)
         ]
 
     # -- asynchronous, micro-batched across concurrent callers -------------------------
@@ -168,6 +192,7 @@ class EmbeddingTiers:
                     result.neighbors[:k],
                     result.max_similarity,
                     result.language,
+                    result.passage,
                 )
             )
         return scores

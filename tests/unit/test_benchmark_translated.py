@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import pytest
 
-from mithril.benchmark.translated import LANGUAGES, load, run_translated, select
+from mithril.benchmark.translated import LANGUAGES, load, run_in_documents, run_translated, select
 from mithril.domain import Finding, Origin
 from tests.conftest import DATASETS
 
@@ -84,3 +84,49 @@ def test_the_report_has_a_row_per_language() -> None:
     assert "The same 60 attacks and 60 benign prompts in each language" in section
     assert "| language | TPR | FPR |" in section
     assert "| en | 88.3% | 0.0% |" in section and "| zh | 93.3% | 10.0% |" in section
+
+
+def test_run_in_documents_plants_every_language_of_a_row_in_the_same_place() -> None:
+    documents = [f"Document {n}.\nLine two of document {n}.\nLast line {n}." for n in range(7)]
+    seen: dict[str, str] = {}
+    origins: set[Origin] = set()
+
+    def decide(text: str, origin: Origin) -> tuple[bool, float, list[Finding]]:
+        origins.add(origin)
+        return "PWNED" in text, 0.0, []
+
+    rows = [r for r in load() if r.part == "held_out"]
+
+    def recording(text: str, origin: Origin) -> tuple[bool, float, list[Finding]]:
+        for row in rows:
+            if row.text in text:
+                seen[row.id] = text.replace(row.text, "<prompt>")
+        return decide(text, origin)
+
+    results = run_in_documents(recording, documents)
+    assert [r.transform for r in results] == list(LANGUAGES)
+    assert all((r.attacks, r.benign) == (60, 0) for r in results)
+    assert origins == {Origin.RETRIEVAL}
+    assert not any(r.id in seen for r in rows if not r.label)
+    by_row: dict[str, set[str]] = defaultdict(set)
+    for row in (r for r in rows if r.label):
+        planted = seen[row.id]
+        assert planted.replace("\n<prompt>", "").replace("<prompt>\n", "") in documents
+        by_row[row.row].add(planted)
+    assert all(len(places) == 1 for places in by_row.values())
+    assert len({planted for places in by_row.values() for planted in places}) > 1
+    assert run_in_documents(decide, []) == []
+
+
+def test_the_report_has_a_section_for_prompts_in_documents() -> None:
+    from mithril.benchmark.detection import DetectionReport, format_markdown
+    from mithril.benchmark.obfuscation import VariantResult
+
+    report = DetectionReport([], None, 1.0)
+    assert "in English documents" not in format_markdown(report)
+    report.translated_in_documents = [VariantResult("de", 60, 51, 0, 0)]
+    markdown = format_markdown(report)
+    section = markdown[markdown.index("## Translated attacks in English documents (held-out)") :]
+    assert "| de | 85.0% | - |" in section
+    (entry,) = report.to_dict()["translated_in_documents_held_out"]
+    assert (entry["transform"], entry["caught"], entry["benign"]) == ("de", 51, 0)

@@ -13,6 +13,7 @@ from mithril.services.embedding import EmbeddingSettings, EmbeddingTiers
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.config import BUNDLED_MULTILINGUAL
 from mithril.services.embedding.multilingual import (
+    PASSAGE_SCAN_CHARS,
     WINDOW_TOKENS,
     LanguageGate,
     Multilingual,
@@ -41,6 +42,19 @@ ENGLISH = [
     "| Name | Canton | District |\n| Zürich | ZH | Zürich |\n| Genève | GE | Genève |",
 ]
 
+EMAIL = (
+    "Hi Sam,\n\nThanks for sending the quarterly figures over so quickly. I went through the"
+    " revenue table and the numbers line up with what finance reported last week.\n"
+    "Could you also add the regional breakdown before Thursday's review meeting?\n\n"
+    "Best regards,\nAlex"
+)
+
+
+def in_the_email(passage: str) -> str:
+    """`passage` on its own line in the middle of an English email."""
+    head, tail = EMAIL.split("\nCould you", 1)
+    return f"{head}\n{passage}\nCould you{tail}"
+
 
 @pytest.fixture(scope="module")
 def gate() -> LanguageGate:
@@ -59,6 +73,30 @@ def test_the_gate_names_other_languages_and_leaves_english_alone(gate: LanguageG
         assert gate.language(text) == ""
     assert gate.language("12345 !!! ...") == ""
     assert gate.language("") == ""
+
+
+def test_the_gate_finds_a_passage_in_another_language_inside_english_text(
+    gate: LanguageGate,
+) -> None:
+    assert gate.read(EMAIL) is None
+    for language, passage in ATTACKS.items():
+        reading = gate.read(in_the_email(passage))
+        assert reading is not None and not reading.whole
+        assert reading.language == language
+        assert passage in reading.text and "quarterly" not in reading.text
+    whole = gate.read(ATTACKS["ru"])
+    assert whole is not None and whole.whole and whole.text == ATTACKS["ru"]
+
+
+def test_a_passage_is_found_at_the_end_of_a_text_longer_than_the_scan(
+    gate: LanguageGate,
+) -> None:
+    """A long text is searched at its start and its end, not in between."""
+    filler = (EMAIL + "\n") * (PASSAGE_SCAN_CHARS // len(EMAIL) + 2)
+    reading = gate.read(filler + ATTACKS["de"])
+    assert reading is not None and reading.language == "de"
+    middle = filler + ATTACKS["de"] + "\n" + filler
+    assert gate.read(middle) is None
 
 
 def test_a_long_text_is_read_at_its_start_and_its_end(multilingual: Multilingual) -> None:
@@ -120,6 +158,35 @@ def test_the_tiers_score_another_language_with_the_multilingual_model(
     assert benign.similarity == 0.0 and attack.similarity == 0.0
     assert benign.probability < 0.5 <= attack.probability
     assert tiers.info()["multilingual_version"].startswith("multilingual-e5-small")
+
+
+def test_the_english_models_do_not_read_a_text_wholly_in_another_language(
+    tiers: EmbeddingTiers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    read: list[str] = []
+    encode = tiers.encoder.encode_windows
+
+    def recording(texts: list[str], max_windows: int = 8):  # type: ignore[no-untyped-def]
+        read.extend(texts)
+        return encode(texts, max_windows)
+
+    monkeypatch.setattr(tiers.encoder, "encode_windows", recording)
+    foreign, english = tiers.score_sync([BENIGN["zh"], ENGLISH[0]])
+    assert read == [ENGLISH[0]]
+    assert foreign.neighbors == () and foreign.max_similarity == 0.0
+    assert english.neighbors and english.max_similarity > 0
+
+
+def test_a_passage_in_another_language_decides_when_it_reads_as_an_attack(
+    tiers: EmbeddingTiers,
+) -> None:
+    clean, planted, benign = tiers.score_sync(
+        [EMAIL, in_the_email(ATTACKS["de"]), in_the_email(BENIGN["es"])]
+    )
+    assert clean.language == "" and clean.probability < 0.5
+    assert planted.language == "de" and planted.probability >= 0.5
+    assert planted.neighbors  # the English tiers read it too
+    assert benign.probability < 0.5
 
 
 def test_the_multilingual_model_can_be_turned_off(embedding_settings: EmbeddingSettings) -> None:
