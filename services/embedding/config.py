@@ -110,6 +110,12 @@ class EmbeddingSettings(ServiceSettings):
         " multilingual model (multilingual-e5-small) instead of the English one; about 1 ms"
         " per token read, for those texts only.",
     )
+    multilingual_passages: bool = Field(
+        True,
+        description="Also search English texts for passages in another language (a German"
+        " instruction in an English email) and score those with the multilingual model;"
+        " about 1 ms per document to search.",
+    )
     multilingual_file: Path = Field(
         BUNDLED_MULTILINGUAL,
         description="The multilingual head (.npz) written by services/embedding/training.",

@@ -127,12 +127,14 @@ class LanguageGate:
             return ""
         return str(top)
 
-    def read(self, text: str) -> Reading | None:
-        """The text when it is in another language; else its passages in other languages,
-        if any; else None (English throughout)."""
+    def read(self, text: str, passages: bool = True) -> Reading | None:
+        """The text when it is in another language; else (with `passages`) its passages in
+        other languages, if any; else None (English throughout)."""
         language = self.language(text)
         if language:
             return Reading(language, text, whole=True)
+        if not passages:
+            return None
         passages = [
             (found, passage)
             for passage in _sentence_runs(text)
@@ -310,18 +312,25 @@ class Multilingual:
     English and returns None for the others."""
 
     def __init__(
-        self, gate: LanguageGate, encoder: E5Encoder, head: MultilingualHead, max_windows: int
+        self,
+        gate: LanguageGate,
+        encoder: E5Encoder,
+        head: MultilingualHead,
+        max_windows: int,
+        passages: bool = True,
     ) -> None:
         self.gate = gate
         self.encoder = encoder
         self.head = head
         self.max_windows = max_windows
+        self.passages = passages
 
     @classmethod
-    def load(cls, head_file: Path, max_windows: int, threads: int = 0) -> Multilingual:
-        return cls(
-            LanguageGate(), E5Encoder(threads), MultilingualHead.from_file(head_file), max_windows
-        )
+    def load(
+        cls, head_file: Path, max_windows: int, threads: int = 0, passages: bool = True
+    ) -> Multilingual:
+        head = MultilingualHead.from_file(head_file)
+        return cls(LanguageGate(), E5Encoder(threads), head, max_windows, passages)
 
     def raw_scores(self, texts: list[str]) -> np.ndarray:
         """The head's highest logit over each text's windows, whatever its language (for
@@ -333,7 +342,7 @@ class Multilingual:
     def score(self, texts: list[str]) -> list[MultilingualScore | None]:
         """A score for every text in another language or with passages in one (see
         `LanguageGate.read`); None for texts in English throughout."""
-        readings = [self.gate.read(text) for text in texts]
+        readings = [self.gate.read(text, self.passages) for text in texts]
         chosen = [(i, reading) for i, reading in enumerate(readings) if reading is not None]
         results: list[MultilingualScore | None] = [None] * len(texts)
         if not chosen:

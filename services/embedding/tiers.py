@@ -114,7 +114,10 @@ class EmbeddingTiers:
         _check_trained_on(classifier, encoder)
         multilingual = (
             Multilingual.load(
-                settings.multilingual_file, settings.multilingual_windows, settings.threads
+                settings.multilingual_file,
+                settings.multilingual_windows,
+                settings.threads,
+                settings.multilingual_passages,
             )
             if settings.multilingual
             else None

@@ -189,6 +189,18 @@ def test_a_passage_in_another_language_decides_when_it_reads_as_an_attack(
     assert benign.probability < 0.5
 
 
+def test_passages_can_be_turned_off(embedding_settings: EmbeddingSettings) -> None:
+    """Off, English text is read by the English models alone, as before passages were."""
+    off = EmbeddingTiers.load(
+        embedding_settings.model_copy(update={"multilingual_passages": False})
+    )
+    try:
+        planted, whole = off.score_sync([in_the_email(ATTACKS["de"]), ATTACKS["de"]])
+        assert planted.language == "" and whole.language == "de"
+    finally:
+        off.close()
+
+
 def test_the_multilingual_model_can_be_turned_off(embedding_settings: EmbeddingSettings) -> None:
     """Off, the English models read every text, as before the multilingual tier."""
     off = EmbeddingTiers.load(embedding_settings.model_copy(update={"multilingual": False}))
