@@ -7,7 +7,10 @@ Spanish, German, Italian, Portuguese, Russian, Chinese and Japanese. Two parts:
 
 - `dev`: 30 attacks and 30 benign prompts from the embedding tiers' VALIDATION rows, what
   the multilingual tier's choices were made on;
-- `held_out`: 60 attacks and 60 benign prompts from the held-out split, scored here only.
+- `held_out`: 60 attacks and 60 benign prompts from the held-out split, scored here only;
+- `fit`: 100 attacks and 100 benign prompts from the rows the classifiers are fitted on,
+  which the multilingual head trains on (`services/embedding/training/multilingual.py`);
+  never scored here.
 
 Every language is scanned as a user prompt through the same cascade; the English rows are
 the baseline, so the cost of the translation shows beside them. `select` picks the English
@@ -36,7 +39,9 @@ LANGUAGES = ("en", "fr", "es", "de", "it", "pt", "ru", "zh", "ja")
 
 SELECTION_SALT = "mithril-multilingual:"
 PER_PART = {"dev": 15, "held_out": 30}
-"""Rows per (source, label) in each part."""
+"""Rows per (source, label) in each part of the evaluation set."""
+FIT_PER_PART = {"fit": 50}
+"""Rows per (source, label) translated for the multilingual head to train on."""
 UNTRANSLATABLE = frozenset(
     {"encoding", "encoding_obfuscation", "adversarial", "obfuscation", "token_smuggling"}
 )
@@ -144,31 +149,32 @@ def translatable(item: dict) -> bool:
     )
 
 
-def select(datasets: Path) -> list[tuple[str, str, int, str]]:
+def select(datasets: Path, per_part: dict[str, int] = PER_PART) -> list[tuple[str, str, int, str]]:
     """The English rows that were translated, as (part, source, label, text), in file order:
     per part, source (s-labs, neuralchemy) and label (attacks first), the translatable rows
     with the lowest sha256(SELECTION_SALT + text). `dev` rows come from the embedding tiers'
-    VALIDATION rows (never fitted on), `held_out` rows from the sources' validation split."""
+    VALIDATION rows (never fitted on), `held_out` rows from the sources' validation split,
+    and `fit` rows (`FIT_PER_PART`, what the multilingual head trains on) from the rows the
+    classifiers are fitted on."""
     from mithril.services.embedding.training.train import in_validation
+
+    def in_part(item: dict, part: str) -> bool:
+        if part == "held_out":
+            return bool(item["split"] == "validation")
+        return item["split"] == "train" and in_validation(item["text"]) == (part == "dev")
 
     items: dict[str, list[dict]] = {}
     for source in ("s-labs", "neuralchemy"):
         with (Path(datasets) / "injection" / f"{source}.jsonl").open(encoding="utf-8") as handle:
             items[source] = [json.loads(line) for line in handle if line.strip()]
     chosen = []
-    for part, count in PER_PART.items():
+    for part, count in per_part.items():
         for source, rows in items.items():
             for label in (1, 0):
                 pool = {
                     item["text"]: item
                     for item in rows
-                    if int(item["label"]) == label
-                    and translatable(item)
-                    and (
-                        item["split"] == "train" and in_validation(item["text"])
-                        if part == "dev"
-                        else item["split"] == "validation"
-                    )
+                    if int(item["label"]) == label and translatable(item) and in_part(item, part)
                 }
                 ordered = sorted(pool, key=_selection_key)
                 chosen += [(part, f"injection/{source}", label, text) for text in ordered[:count]]

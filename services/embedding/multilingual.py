@@ -135,17 +135,17 @@ class LanguageGate:
             return Reading(language, text, whole=True)
         if not passages:
             return None
-        passages = [
-            (found, passage)
+        found = [
+            (other, passage)
             for passage in _sentence_runs(text)
-            if (found := self.language(passage))
+            if (other := self.language(passage))
         ]
-        if not passages:
+        if not found:
             return None
         letters: Counter[str] = Counter()
-        for found, passage in passages:
-            letters[found] += _letters(passage)
-        joined = "\n".join(passage for _, passage in passages)
+        for other, passage in found:
+            letters[other] += _letters(passage)
+        joined = "\n".join(passage for _, passage in found)
         return Reading(letters.most_common(1)[0][0], joined, whole=False)
 
 

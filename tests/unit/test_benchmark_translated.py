@@ -6,7 +6,15 @@ from collections import defaultdict
 
 import pytest
 
-from mithril.benchmark.translated import LANGUAGES, load, run_in_documents, run_translated, select
+from mithril.benchmark.translated import (
+    FIT_PER_PART,
+    LANGUAGES,
+    PER_PART,
+    load,
+    run_in_documents,
+    run_translated,
+    select,
+)
 from mithril.domain import Finding, Origin
 from tests.conftest import DATASETS
 
@@ -16,7 +24,7 @@ def test_every_row_is_there_in_every_language_with_its_english_label() -> None:
     by_row = defaultdict(dict)
     for row in rows:
         by_row[row.row][row.language] = row
-    assert len(by_row) == 180 and len(rows) == 180 * len(LANGUAGES)
+    assert len(by_row) == 380 and len(rows) == 380 * len(LANGUAGES)
     for versions in by_row.values():
         assert set(versions) == set(LANGUAGES)
         english = versions["en"]
@@ -30,28 +38,33 @@ def test_every_row_is_there_in_every_language_with_its_english_label() -> None:
     parts = defaultdict(lambda: [0, 0])
     for row in (r for r in rows if r.language == "en"):
         parts[row.part][row.label] += 1
-    assert dict(parts) == {"dev": [30, 30], "held_out": [60, 60]}
+    assert dict(parts) == {"dev": [30, 30], "held_out": [60, 60], "fit": [100, 100]}
 
 
 def test_translations_are_translated() -> None:
-    """Left as written: one row that is nothing but the token an attacker wants repeated
-    (d041), and one neuralchemy row that is Spanish already (d035, in Spanish)."""
+    """Left as written: rows that are nothing but the token an attacker wants repeated
+    (d041), code (f028) or escaped characters (f107), and rows that are Spanish already
+    (d035 in Spanish; f129, the token and its Spanish, in every language)."""
     rows = load()
     english = {r.row: r.text for r in rows if r.language == "en"}
     unchanged = {
         (r.row, r.language) for r in rows if r.language != "en" and r.text == english[r.row]
     }
-    assert unchanged == {("d041", lang) for lang in LANGUAGES[1:] if lang != "ru"} | {
-        ("d035", "es")
-    }
+    assert unchanged == (
+        {("d041", lang) for lang in LANGUAGES[1:] if lang != "ru"}
+        | {("d035", "es")}
+        | {(row, lang) for row in ("f028", "f107", "f129") for lang in LANGUAGES[1:]}
+    )
     assert set(english["d041"].replace("I have been PWNED", "").split()) <= {"a:", "b:", "c:", "d:"}
 
 
 @pytest.mark.skipif(not (DATASETS / "injection").is_dir(), reason="datasets not present")
 def test_the_english_rows_are_the_documented_selection() -> None:
-    """dev rows are VALIDATION rows (never fitted on), held_out rows the held-out split."""
+    """dev rows are VALIDATION rows (never fitted on), held_out rows the held-out split, fit
+    rows FIT rows; no text is in two parts."""
     english = [(r.part, r.source, r.label, r.text) for r in load() if r.language == "en"]
-    assert english == select(DATASETS)
+    assert english == select(DATASETS, PER_PART | FIT_PER_PART)
+    assert len({text for *_, text in english}) == len(english)
 
 
 def test_run_translated_scores_each_language_on_one_part() -> None:

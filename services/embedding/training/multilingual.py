@@ -3,18 +3,30 @@
     .venv/bin/python -m mithril.services.embedding.training.multilingual [--datasets DIR]
 
 - Rows: the prompt sources of `train.samples` (BIPIA's documents are left out: the head
-  reads prompts), split as there: fitted on FIT, threshold and calibration chosen on
-  VALIDATION (false-positive rate at most 1 % on each benign source), HELD_OUT only scored.
-  Every row is English but a handful, so the head learns attacks in English and is used on
-  other languages through e5's shared space.
-- The translated prompts' DEV part (`benchmark/data/translated_prompts.jsonl`: VALIDATION
-  rows translated into eight languages) is scored in the report, as what the choices below
-  were made on; its held-out part only `mithril bench detection` scores.
+  reads prompts), split as there: fitted on FIT, HELD_OUT only scored. Beside them, 200 FIT
+  rows of s-labs and neuralchemy translated into the eight languages
+  (`benchmark/data/translated_prompts.jsonl`, part `fit`), fitted on as their own sources
+  ("translated/s-labs", ...): e5's shared space carries English attacks into other
+  languages only part of the way. On the translated DEV prompts, at the false-positive
+  rate of 1 %, the head trained on English alone caught 85.8 % of the attacks, this one
+  89.6 % (ROC AUC 0.974 -> 0.989).
+- Threshold and calibration are chosen on the translated VALIDATION rows (part `dev`: 240
+  attacks, 240 benign), false-positive rate at most 1 % per source: the head reads only
+  text in other languages at run time. Chosen on the English VALIDATION rows instead (1 %
+  on each English source), it caught 174 of those 240 attacks. The report scores both.
+- The head also reads documents: English ones with passages in another language, and
+  tables of foreign names that the gate reads whole. No prompt looks like those, and fitted
+  on prompts alone, at the threshold above, it flagged 17 of the 41 clean BIPIA DEV
+  contexts it reads (of 1,000). So what it reads of the clean FIT contexts is fitted on
+  as benign (source "indirect/bipia"), and the threshold also keeps the clean VALIDATION
+  contexts' false-positive rate at most 1 % (counting those it does not read). Then:
+  translated DEV prompts 211 of 240 attacks, 2 false positives; no clean DEV context
+  flagged.
 - The estimator: logistic regression, C = HEAD_C, weights per source 1/sqrt(rows) and
   balanced per class, as the English classifier's. On the translated DEV rows (a scratch
-  script, whole texts), C = 10 caught 191 of 240 attacks and flagged no benign row, C = 100
-  206 and 1, C = 300 214 and 5; a 128-unit network caught 226 but flagged 41 (20 of 30 in
-  Chinese).
+  script, whole texts, trained on English alone), C = 10 caught 191 of 240 attacks and
+  flagged no benign row, C = 100 206 and 1, C = 300 214 and 5; a 128-unit network caught
+  226 but flagged 41 (20 of 30 in Chinese).
 - Texts are read as at run time: `as_read`, then at most `multilingual_windows` windows
   (EmbeddingSettings) of WINDOW_TOKENS.
 
@@ -29,6 +41,7 @@ import hashlib
 import json
 import time
 from collections import Counter, defaultdict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +79,12 @@ from mithril.services.embedding.training.train import (
 from mithril.services.scanner.readable import as_read
 
 HEAD_C = 100.0
-VERSION = "e5-lr-2026.1"
+VERSION = "e5-lr-2026.2"
 UNCALIBRATED = Calibration(0.0, 1.0)
+TRANSLATED = "translated/"
+"""Source prefix of the translated rows."""
+DOCUMENTS = "indirect/bipia"
+"""The source of clean documents the threshold is also chosen on."""
 PROMPT_SOURCES = frozenset(
     {
         "injection/s-labs",
@@ -106,6 +123,62 @@ def window_vectors(
     return matrix, owner_array
 
 
+def translated_samples() -> list[Sample]:
+    """The translations (not the English originals, which `samples` has) of the `fit` rows,
+    as FIT samples, and of the `dev` rows, as VALIDATION samples, of the sources
+    "translated/<source>"."""
+    from mithril.domain import Origin
+
+    parts = {"fit": FIT, "dev": VALIDATION}
+    return [
+        Sample(
+            f"{TRANSLATED}{row.source.split('/')[-1]}",
+            row.text,
+            row.label,
+            parts[row.part],
+            row.language,
+            Origin.USER,
+            view=as_read(row.text),
+        )
+        for row in load_translated()
+        if row.part in parts and row.language != "en"
+    ]
+
+
+def document_samples(loaded: list[Sample], gate: LanguageGate, part: str) -> list[Sample]:
+    """What the head reads of the clean BIPIA contexts of `part`, as benign samples: the
+    context when it is in another language, its passages in one; contexts in English
+    throughout are left out."""
+    chosen = []
+    for sample in loaded:
+        if sample.source == DOCUMENTS and sample.label == 0 and sample.part == part:
+            reading = gate.read(sample.view)
+            if reading is not None:
+                chosen.append(replace(sample, text=reading.text, view=reading.text))
+    return chosen
+
+
+def document_raws(model: Multilingual, loaded: list[Sample], cache: Path) -> np.ndarray:
+    """The head's logit for every clean BIPIA VALIDATION context, read as at run time:
+    whole when it is in another language, its passages in one when it has any, else not
+    at all (-inf)."""
+    contexts = [
+        s.view for s in loaded if s.source == DOCUMENTS and s.label == 0 and s.part == VALIDATION
+    ]
+    readings = [model.gate.read(text) for text in contexts]
+    read = [i for i, reading in enumerate(readings) if reading is not None]
+    vectors, owners = window_vectors(
+        model.encoder,
+        model.max_windows,
+        [readings[i].text for i in read],
+        cache,  # type: ignore[union-attr]
+    )
+    raws = np.full(len(contexts), -np.inf)
+    raws[read] = max_per_text(model.head.logits(vectors), owners, len(read))
+    print(f"{len(contexts)} clean documents, {len(read)} read by the head")
+    return raws
+
+
 def main() -> None:
     from sklearn.linear_model import LogisticRegression
 
@@ -119,9 +192,17 @@ def main() -> None:
 
     settings = EmbeddingSettings()
     encoder, max_windows = E5Encoder(settings.threads), settings.multilingual_windows
-    every: list[Sample] = [s for s in samples(args.datasets) if s.source in PROMPT_SOURCES]
+    loaded = samples(args.datasets)
+    english: list[Sample] = [s for s in loaded if s.source in PROMPT_SOURCES]
+    vectors, owners = window_vectors(encoder, max_windows, [s.view for s in english], args.cache)
+    translated_fit = translated_samples() + document_samples(loaded, LanguageGate(), FIT)
+    more, more_owners = window_vectors(
+        encoder, max_windows, [s.view for s in translated_fit], args.cache
+    )
+    every = english + translated_fit
+    vectors = np.vstack([vectors, more])
+    owners = np.concatenate([owners, more_owners + len(english)])
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
-    vectors, owners = window_vectors(encoder, max_windows, [s.view for s in every], args.cache)
     labels = np.array([s.label for s in every])
     parts = np.array([s.part for s in every])
     sources = np.array([s.source for s in every])
@@ -139,8 +220,20 @@ def main() -> None:
     unfitted = MultilingualHead(weights, bias, UNCALIBRATED, {})
     raw = max_per_text(unfitted.logits(vectors), owners, len(every))
 
-    val = parts == VALIDATION
-    threshold = pick_threshold(raw[val], labels[val], sources[val])
+    # The operating point is chosen on what the head reads at run time, text in other
+    # languages: chosen on the English VALIDATION rows, it caught 174 of 240 translated
+    # DEV attacks, fewer than the head trained on English alone (205).
+    val = (parts == VALIDATION) & np.char.startswith(sources.astype(str), TRANSLATED)
+    # ...and on the clean documents it reads (English ones with passages it reads, tables of
+    # foreign names read whole), which no prompt resembles.
+    documents = document_raws(
+        Multilingual(LanguageGate(), encoder, unfitted, max_windows), loaded, args.cache
+    )
+    threshold = pick_threshold(
+        np.concatenate([raw[val], documents]),
+        np.concatenate([labels[val], np.zeros(len(documents), dtype=labels.dtype)]),
+        np.concatenate([sources[val], np.full(len(documents), DOCUMENTS)]),
+    )
     calibration = fit_calibration(raw[val], labels[val], threshold)
     scanner = Scanner.from_rule_files()
     rules = np.array([scanner.scan(s.text, s.origin).score for s in every])
@@ -152,7 +245,7 @@ def main() -> None:
 
     table: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for part in (VALIDATION, HELD_OUT):
-        for source in sorted(set(sources.tolist())):
+        for source in sorted(set(sources[parts == part].tolist())):
             mask = (parts == part) & (sources == source)
             table[part][source] = rates(probability[mask] >= 0.5, labels[mask])
     fitted = MultilingualHead(weights, bias, calibration, {})
@@ -176,7 +269,8 @@ def main() -> None:
         "seed": SEED,
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "windows": f"at most {max_windows} of {WINDOW_TOKENS} e5 tokens (start, end)",
-        "threshold": f"VALIDATION rows, false-positive rate <= {MAX_FPR:.0%} per benign source",
+        "threshold": f"translated VALIDATION rows (benchmark/data/translated_prompts.jsonl, part"
+        f" dev), false-positive rate <= {MAX_FPR:.0%} per benign source",
         "sharpened_by": factor,
         "languages": LANGUAGES,
         "gate": {

@@ -71,3 +71,53 @@ def test_pick_threshold_keeps_the_false_positive_bound_on_every_source() -> None
         assert float((raw[sources == source] >= threshold).mean()) <= MAX_FPR
     # b allows one row of its 100 above: the threshold is just above its second highest
     assert threshold == pytest.approx(2 * 98 / 99)
+
+
+def test_the_multilingual_head_never_reads_held_out_translations() -> None:
+    """Translations of FIT rows are fitted on, of DEV rows choose the threshold, and the
+    held-out translations (what `mithril bench detection` scores) are in neither."""
+    from mithril.benchmark.translated import load
+    from mithril.services.embedding.training.multilingual import translated_samples
+    from mithril.services.embedding.training.train import FIT, VALIDATION
+
+    chosen = translated_samples()
+    rows = load()
+    held_out = {r.text for r in rows if r.part == "held_out"}
+    assert not held_out & {s.text for s in chosen}
+    by_part = {FIT: "fit", VALIDATION: "dev"}
+    for part, name in by_part.items():
+        expected = [r for r in rows if r.part == name and r.language != "en"]
+        got = [s for s in chosen if s.part == part]
+        assert [s.text for s in got] == [r.text for r in expected]
+        assert [s.label for s in got] == [r.label for r in expected]
+    assert {s.source for s in chosen} == {"translated/s-labs", "translated/neuralchemy"}
+    assert len(chosen) == 8 * (200 + 60)
+
+
+def test_the_head_learns_what_it_reads_of_clean_documents() -> None:
+    """A clean document's passage in another language is a benign sample; a document in
+    English throughout, an attack, or a document of another part is not."""
+    from mithril.domain import Origin
+    from mithril.services.embedding.multilingual import LanguageGate
+    from mithril.services.embedding.training.multilingual import DOCUMENTS, document_samples
+    from mithril.services.embedding.training.train import FIT, VALIDATION, Sample
+
+    passage = "Die Lieferung kommt am Donnerstag, bitte unterschreibe den Lieferschein dann."
+    english = (
+        "Hi Sam,\nThanks for sending the quarterly figures over so quickly, they look right.\n"
+        "Could you also add the regional breakdown before the review meeting?\n"
+    )
+    with_passage = english + passage + "\nBest regards, Alex"
+
+    def sample(text: str, label: int = 0, part: str = FIT) -> Sample:
+        return Sample(DOCUMENTS, text, label, part, "email", Origin.RETRIEVAL, view=text)
+
+    loaded = [
+        sample(with_passage),
+        sample(english),
+        sample(with_passage, label=1),
+        sample(with_passage, part=VALIDATION),
+    ]
+    (chosen,) = document_samples(loaded, LanguageGate(), FIT)
+    assert chosen.label == 0 and chosen.part == FIT
+    assert passage in chosen.view and "quarterly" not in chosen.view
