@@ -2,8 +2,8 @@
 
     .venv/bin/python -m mithril.services.embedding.training.multilingual [--datasets DIR]
 
-- Rows: the prompt sources of `train.samples` (BIPIA's documents are left out: the head
-  reads prompts), split as there: fitted on FIT, HELD_OUT only scored. Beside them, 200 FIT
+- Rows: the prompt sources of `train.samples` (BIPIA's attacked documents are left out),
+  split as there: fitted on FIT, HELD_OUT only scored. Beside them, 200 FIT
   rows of s-labs and neuralchemy translated into the eight languages
   (`benchmark/data/translated_prompts.jsonl`, part `fit`), fitted on as their own sources
   ("translated/s-labs", ...): e5's shared space carries English attacks into other
@@ -165,16 +165,13 @@ def document_raws(model: Multilingual, loaded: list[Sample], cache: Path) -> np.
     contexts = [
         s.view for s in loaded if s.source == DOCUMENTS and s.label == 0 and s.part == VALIDATION
     ]
-    readings = [model.gate.read(text) for text in contexts]
-    read = [i for i, reading in enumerate(readings) if reading is not None]
+    readings = [(i, model.gate.read(text)) for i, text in enumerate(contexts)]
+    read = [(i, reading.text) for i, reading in readings if reading is not None]
     vectors, owners = window_vectors(
-        model.encoder,
-        model.max_windows,
-        [readings[i].text for i in read],
-        cache,  # type: ignore[union-attr]
+        model.encoder, model.max_windows, [text for _, text in read], cache
     )
     raws = np.full(len(contexts), -np.inf)
-    raws[read] = max_per_text(model.head.logits(vectors), owners, len(read))
+    raws[[i for i, _ in read]] = max_per_text(model.head.logits(vectors), owners, len(read))
     print(f"{len(contexts)} clean documents, {len(read)} read by the head")
     return raws
 
@@ -270,7 +267,8 @@ def main() -> None:
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "windows": f"at most {max_windows} of {WINDOW_TOKENS} e5 tokens (start, end)",
         "threshold": f"translated VALIDATION rows (benchmark/data/translated_prompts.jsonl, part"
-        f" dev), false-positive rate <= {MAX_FPR:.0%} per benign source",
+        f" dev) and clean {DOCUMENTS} VALIDATION contexts, false-positive rate <= {MAX_FPR:.0%}"
+        " per benign source",
         "sharpened_by": factor,
         "languages": LANGUAGES,
         "gate": {
