@@ -309,7 +309,8 @@ class MultilingualScore:
 
 class Multilingual:
     """The gate, the encoder and the head together: `score` reads the texts that are not
-    English and returns None for the others."""
+    English and the passages in another language inside English ones, and returns None for
+    texts in English throughout."""
 
     def __init__(
         self,

@@ -189,10 +189,11 @@ def main() -> None:
 
     settings = EmbeddingSettings()
     encoder, max_windows = E5Encoder(settings.threads), settings.multilingual_windows
+    gate = LanguageGate()
     loaded = samples(args.datasets)
     english: list[Sample] = [s for s in loaded if s.source in PROMPT_SOURCES]
     vectors, owners = window_vectors(encoder, max_windows, [s.view for s in english], args.cache)
-    translated_fit = translated_samples() + document_samples(loaded, LanguageGate(), FIT)
+    translated_fit = translated_samples() + document_samples(loaded, gate, FIT)
     more, more_owners = window_vectors(
         encoder, max_windows, [s.view for s in translated_fit], args.cache
     )
@@ -224,7 +225,7 @@ def main() -> None:
     # ...and on the clean documents it reads (English ones with passages it reads, tables of
     # foreign names read whole), which no prompt resembles.
     documents = document_raws(
-        Multilingual(LanguageGate(), encoder, unfitted, max_windows), loaded, args.cache
+        Multilingual(gate, encoder, unfitted, max_windows), loaded, args.cache
     )
     threshold = pick_threshold(
         np.concatenate([raw[val], documents]),
@@ -246,16 +247,16 @@ def main() -> None:
             mask = (parts == part) & (sources == source)
             table[part][source] = rates(probability[mask] >= 0.5, labels[mask])
     fitted = MultilingualHead(weights, bias, calibration, {})
-    model = Multilingual(LanguageGate(), encoder, fitted, max_windows)
+    model = Multilingual(gate, encoder, fitted, max_windows)
     translated = [r for r in load_translated() if r.part == "dev"]
     scored = model.raw_scores([as_read(r.text) for r in translated])
-    gate = [model.gate.language(as_read(r.text)) for r in translated]
+    gated = [gate.language(as_read(r.text)) for r in translated]
     by_language: dict[str, dict[str, Any]] = {}
     for language in dict.fromkeys(r.language for r in translated):
         mask = np.array([r.language == language for r in translated])
         flagged = calibration.probability(scored[mask]) >= 0.5
         by_language[language] = rates(flagged, np.array([r.label for r in translated])[mask])
-        by_language[language]["gated"] = sum(bool(g) for g, m in zip(gate, mask, strict=True) if m)
+        by_language[language]["gated"] = sum(bool(g) for g, m in zip(gated, mask, strict=True) if m)
 
     meta = {
         "version": VERSION,
@@ -301,11 +302,13 @@ def _report(
         "",
         "Written by `services/embedding/training/multilingual.py`. The head alone, on every",
         "row whatever its language (at run time it reads only texts identified as not",
-        "English); flagged = probability >= 0.5.",
+        "English, and passages in another language inside English ones); flagged =",
+        "probability >= 0.5. The validation rows include the translated ones the threshold",
+        "was chosen on.",
         "",
     ]
     for part, label in ((HELD_OUT, "held-out (never used to choose)"), (VALIDATION, "validation")):
-        lines += [f"## English rows, {label}", "", "| source | attacks | benign | TPR | FPR |"]
+        lines += [f"## Rows, {label}", "", "| source | attacks | benign | TPR | FPR |"]
         lines.append("|---|---:|---:|---:|---:|")
         for source, result in table[part].items():
             lines.append(
