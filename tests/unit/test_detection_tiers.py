@@ -259,3 +259,8 @@ def test_the_classifier_finding_names_the_language_it_read() -> None:
     assert english.message == "the attack classifier gives 0.90"
     assert spanish.message == "the multilingual attack classifier (es) gives 0.90"
     assert (english.rule_id, english.confidence) == (spanish.rule_id, spanish.confidence)
+    second = classifier_finding(0.9, "en")
+    assert (
+        second.message == "the multilingual attack classifier (a second opinion on English)"
+        " gives 0.90"
+    )

@@ -27,6 +27,8 @@
   script, whole texts, trained on English alone), C = 10 caught 191 of 240 attacks and
   flagged no benign row, C = 100 206 and 1, C = 300 214 and 5; a 128-unit network caught
   226 but flagged 41 (20 of 30 in Chinese).
+- The head is also a second opinion on short English texts the English classifier is
+  unsure of, at an operating point of its own (`training/second_opinion.py`).
 - Texts are read as at run time: `as_read`, then at most `multilingual_windows` windows
   (EmbeddingSettings) of WINDOW_TOKENS.
 
@@ -43,7 +45,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -59,11 +61,13 @@ from mithril.services.embedding.multilingual import (
     NON_LATIN,
     WINDOW_TOKENS,
     E5Encoder,
+    EnglishOpinion,
     LanguageGate,
     Multilingual,
     MultilingualHead,
     max_per_text,
 )
+from mithril.services.embedding.training import second_opinion
 from mithril.services.embedding.training.train import (
     FIT,
     MAX_FPR,
@@ -77,6 +81,9 @@ from mithril.services.embedding.training.train import (
     sharpen,
 )
 from mithril.services.scanner.readable import as_read
+
+if TYPE_CHECKING:
+    from mithril.services.scanner import Scanner
 
 HEAD_C = 100.0
 VERSION = "e5-lr-2026.2"
@@ -240,6 +247,9 @@ def main() -> None:
     )
     calibration = Calibration(calibration.threshold, calibration.slope * factor)
     probability = calibration.probability(raw)
+    opinion, opinion_tables = _english_opinion(
+        loaded, unfitted, encoder, max_windows, calibration.slope, scanner, args.cache
+    )
 
     table: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
     for part in (VALIDATION, HELD_OUT):
@@ -278,6 +288,10 @@ def main() -> None:
             "non_latin": NON_LATIN,
         },
         "texts": "as_read (services/scanner/readable.py), as at run time",
+        "english_opinion": opinion.to_dict(),
+        "english_opinion_chosen_on": "English VALIDATION rows and BIPIA VALIDATION contexts:"
+        f" at most {second_opinion.EXTRA_FPR:.1%} more false positives per benign source"
+        " (training/second_opinion.py)",
     }
     head_out = MultilingualHead(weights, bias, calibration, meta)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -285,9 +299,55 @@ def main() -> None:
     (args.out / "multilingual.meta.json").write_text(
         json.dumps(meta | {"calibration": calibration.to_dict()}, indent=2) + "\n", "utf-8"
     )
-    report = _report(table, by_language)
+    report = _report(table, by_language, opinion_tables)
     (args.out / "multilingual_report.md").write_text(report, "utf-8")
     print(report)
+
+
+def _english_opinion(
+    loaded: list[Sample],
+    head: MultilingualHead,
+    encoder: E5Encoder,
+    max_windows: int,
+    slope: float,
+    scanner: Scanner,
+    cache: Path,
+) -> tuple[EnglishOpinion, dict[str, dict[str, dict[str, Any]]]]:
+    """The head's operating point as a second opinion on English
+    (`training/second_opinion.py`), chosen on VALIDATION, and its effect on both parts."""
+    rows = [
+        s
+        for s in loaded
+        if (s.source in PROMPT_SOURCES or s.source == DOCUMENTS)
+        and s.part in (VALIDATION, HELD_OUT)
+    ]
+    english = second_opinion.english_probabilities(rows, loaded, cache)
+    short = np.array([encoder.fits_one_window(s.view) for s in rows])
+    read = np.flatnonzero(short)
+    vectors, owners = window_vectors(encoder, max_windows, [rows[i].view for i in read], cache)
+    head_raw = np.full(len(rows), -np.inf)
+    head_raw[read] = max_per_text(head.logits(vectors), owners, len(read))
+    rules = np.array([scanner.scan(s.text, s.origin).score for s in rows])
+    labels = np.array([s.label for s in rows])
+    sources = np.array([s.source for s in rows])
+    parts = np.array([s.part for s in rows])
+    val = parts == VALIDATION
+    opinion = second_opinion.choose(
+        english[val], head_raw[val], short[val], rules[val], labels[val], sources[val], slope
+    )
+    tables = {
+        label: second_opinion.table(
+            opinion,
+            english[mask],
+            head_raw[mask],
+            short[mask],
+            rules[mask],
+            labels[mask],
+            sources[mask],
+        )
+        for label, mask in (("held-out (never used to choose)", ~val), ("validation", val))
+    }
+    return opinion, tables
 
 
 def _pct(value: float | None) -> str:
@@ -295,7 +355,9 @@ def _pct(value: float | None) -> str:
 
 
 def _report(
-    table: dict[str, dict[str, dict[str, Any]]], by_language: dict[str, dict[str, Any]]
+    table: dict[str, dict[str, dict[str, Any]]],
+    by_language: dict[str, dict[str, Any]],
+    opinion_tables: dict[str, dict[str, dict[str, Any]]],
 ) -> str:
     lines = [
         "# Multilingual head: training report",
@@ -329,6 +391,7 @@ def _report(
             f"| {language} | {result['attacks']} | {result['benign']} | {_pct(result['tpr'])}"
             f" | {_pct(result['fpr'])} | {result['gated']} |"
         )
+    lines += ["", *second_opinion.report_lines(opinion_tables, _pct)]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,157 @@
+"""The multilingual head's operating point as a second opinion on English text.
+
+e5 (the head's encoder) is larger than all-MiniLM-L6-v2 and misses other attacks. On the
+English VALIDATION rows (scratch script, rules + English classifier as the gateway combines
+them), asking the head about the short texts the English classifier was unsure of caught
+s-labs 88.0 -> 89.7 %, neuralchemy 92.1 -> 92.5 % and jbb-artifacts 86.8 -> 89.1 % of the
+attacks, for one more false positive of 1,271 benign s-labs rows, and none elsewhere. Asked
+about long texts too, it flagged 2 more of BIPIA's 211 clean contexts: it reads only a long
+text's start and end, where the English classifier reads all of it. So only texts that fit
+one e5 window are asked.
+
+- Unsure: the English classifier's probability in [DOUBT_FROM, 0.5). 2-3 % of the rows are,
+  so e5 runs on few texts; from 0.002 or 0.01 the catches were within a row or two.
+- The threshold: the lowest raw logit at which the second opinion adds, on every benign
+  source, at most EXTRA_FPR of its rows to what rules and the English classifier flag.
+  The slope is the head's own (sharpened) calibration's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.multilingual import EnglishOpinion
+from mithril.services.embedding.training.train import Sample, rates, with_rules
+
+DOUBT_FROM = 0.005
+EXTRA_FPR = 0.005
+
+
+def english_probabilities(rows: list[Sample], everything: list[Sample], cache: Path) -> np.ndarray:
+    """The shipped English classifier's probability of each of `rows` (a subset of
+    `everything`, the rows `train.py` embeds: its cached MiniLM windows are reused)."""
+    from mithril.services.embedding.classifier import Classifier
+    from mithril.services.embedding.config import EmbeddingSettings
+    from mithril.services.embedding.encoder import Encoder, Windows
+    from mithril.services.embedding.training.train import _encode_cached
+
+    settings = EmbeddingSettings()
+    classifier = Classifier.from_files(settings.classifier_file, settings.ngram_classifier_file)
+    windows = _encode_cached(
+        Encoder.load(), [s.view for s in everything], cache, settings.max_windows
+    )
+    position = {id(sample): i for i, sample in enumerate(everything)}
+    wanted = np.array([position[id(sample)] for sample in rows])
+    new_index = np.full(len(everything), -1)
+    new_index[wanted] = np.arange(len(rows))
+    keep = new_index[windows.owner] >= 0
+    chosen = Windows(windows.vectors[keep], new_index[windows.owner[keep]], windows.spans[keep])
+    return np.array([r.probability for r in classifier.classify(chosen, [s.view for s in rows])])
+
+
+def unsure(english: np.ndarray, short: np.ndarray) -> np.ndarray:
+    """The rows the head is asked about."""
+    return short & (english >= DOUBT_FROM) & (english < 0.5)
+
+
+def flagged(
+    opinion: EnglishOpinion,
+    english: np.ndarray,
+    head_raw: np.ndarray,
+    short: np.ndarray,
+    rules: np.ndarray,
+) -> np.ndarray:
+    """What the gateway flags with the second opinion: the noisy-OR of the rules' score and
+    the higher of the English classifier's and (where asked) the head's probability."""
+    asked = unsure(english, short)
+    learned = english.copy()
+    head = opinion.calibration.probability(np.where(asked, head_raw, -np.inf))
+    learned[asked] = np.maximum(learned[asked], head[asked])
+    return with_rules(rules, learned) >= 0.5
+
+
+def choose(
+    english: np.ndarray,
+    head_raw: np.ndarray,
+    short: np.ndarray,
+    rules: np.ndarray,
+    labels: np.ndarray,
+    sources: np.ndarray,
+    slope: float,
+) -> EnglishOpinion:
+    """The lowest threshold at which the second opinion adds at most EXTRA_FPR of each
+    benign source's rows to the false positives of rules and the English classifier."""
+    base = with_rules(rules, english) >= 0.5
+    allowed = {
+        source: int(np.floor(EXTRA_FPR * np.sum((labels == 0) & (sources == source))))
+        for source in set(sources[labels == 0].tolist())
+    }
+
+    def within(opinion: EnglishOpinion) -> bool:
+        added = flagged(opinion, english, head_raw, short, rules) & ~base & (labels == 0)
+        return all(np.sum(added & (sources == s)) <= n for s, n in allowed.items())
+
+    candidates = np.unique(head_raw[unsure(english, short) & (labels == 0)])
+    for value in [*candidates.tolist(), np.inf]:
+        opinion = EnglishOpinion(Calibration(float(np.nextafter(value, np.inf)), slope), DOUBT_FROM)
+        if within(opinion):
+            return opinion
+    raise AssertionError("an infinite threshold adds nothing")  # pragma: no cover
+
+
+def table(
+    opinion: EnglishOpinion,
+    english: np.ndarray,
+    head_raw: np.ndarray,
+    short: np.ndarray,
+    rules: np.ndarray,
+    labels: np.ndarray,
+    sources: np.ndarray,
+) -> dict[str, dict[str, Any]]:
+    """Per source: rules + English classifier, and with the second opinion."""
+    base = with_rules(rules, english) >= 0.5
+    second = flagged(opinion, english, head_raw, short, rules)
+    asked = unsure(english, short)
+    result: dict[str, dict[str, Any]] = {}
+    for source in sorted(set(sources.tolist())):
+        mask = sources == source
+        result[source] = {
+            "without": rates(base[mask], labels[mask]),
+            "with": rates(second[mask], labels[mask]),
+            "asked": float(asked[mask].mean()),
+        }
+    return result
+
+
+def report_lines(
+    tables: dict[str, dict[str, dict[str, Any]]], percent: Callable[[float | None], str]
+) -> list[str]:
+    lines = [
+        "## Second opinion on English",
+        "",
+        "Rules + the English classifier (no similarity: its corpus holds the VALIDATION",
+        "attacks), without and with the head asked about the short texts the classifier is",
+        "unsure of (`training/second_opinion.py`); `asked` = share of the rows it reads.",
+        "",
+    ]
+    for part, rows in tables.items():
+        lines += [
+            f"### {part}",
+            "",
+            "| source | without TPR | FPR | with TPR | FPR | asked |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for source, result in rows.items():
+            without, with_ = result["without"], result["with"]
+            lines.append(
+                f"| {source} | {percent(without['tpr'])} | {percent(without['fpr'])}"
+                f" | {percent(with_['tpr'])} | {percent(with_['fpr'])}"
+                f" | {percent(result['asked'])} |"
+            )
+        lines.append("")
+    return lines
