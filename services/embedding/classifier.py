@@ -4,9 +4,11 @@ and beside it a linear model over character n-grams (`ngrams.py`).
 `data/classifier.npz` holds `w0, b0, w1, b1, ...` (ReLU between layers, one logit out) and
 `meta`, a JSON string with the version, the calibration and how the weights were made
 (`services/embedding/training/train.py`, its seed and data; see `classifier.meta.json`).
-A text's raw score is its highest logit over its windows. Each part is calibrated on its
-own (0.5 at its operating point); the tier's probability is the higher of the two, so it
-flags what either part flags.
+A text's raw score is its highest logit over its windows; the n-gram part also reads each
+run of whole lines of a text of several (`runs.py`), where a line planted in a document is
+not drowned by the document around it. Each part is calibrated on its own (0.5 at its
+operating point); the tier's probability is the higher of the two, so it flags what
+either part flags.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.encoder import Windows
 from mithril.services.embedding.ngrams import NgramModel
+from mithril.services.embedding.runs import line_runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +33,8 @@ class ClassifierResult:
     probability: float
     """Calibrated probability that the text is an attack (the higher of the two parts)."""
     ngram_raw: float | None = None
-    """The n-gram model's highest logit over the text's windows, if it is loaded."""
+    """The n-gram model's highest logit over the text's windows and lines, if it is
+    loaded."""
 
 
 class Classifier:
@@ -40,6 +44,7 @@ class Classifier:
         calibration: Calibration,
         meta: dict,
         ngrams: NgramModel | None = None,
+        ngram_lines: bool = True,
     ) -> None:
         if not layers or layers[-1][0].shape[1] != 1:
             raise ValueError("the classifier must end in a single logit")
@@ -47,6 +52,7 @@ class Classifier:
         self.calibration = calibration
         self.meta = meta
         self.ngrams = ngrams
+        self.ngram_lines = ngram_lines
 
     @property
     def version(self) -> str:
@@ -57,11 +63,15 @@ class Classifier:
         return f"{network}+{self.ngrams.meta.get('version', 'unknown')}"
 
     @classmethod
-    def from_files(cls, path: Path, ngram_path: Path | None) -> Classifier:
-        """The network at `path` and, if given, the n-gram model at `ngram_path`."""
+    def from_files(
+        cls, path: Path, ngram_path: Path | None, ngram_lines: bool = True
+    ) -> Classifier:
+        """The network at `path` and, if given, the n-gram model at `ngram_path` (reading
+        lines too unless `ngram_lines` is False)."""
         network = cls.from_file(path)
         if ngram_path is not None:
             network.ngrams = NgramModel.from_file(ngram_path)
+        network.ngram_lines = ngram_lines
         return network
 
     @classmethod
@@ -98,13 +108,31 @@ class Classifier:
                 ClassifierResult(float(raw), float(p))
                 for raw, p in zip(raws, probabilities, strict=True)
             ]
-        ngram_logits = self.ngrams.logits(window_texts(windows, texts))
-        ngram_raws = windows.max_per_text(ngram_logits, len(texts))
+        ngram_raws = ngram_raws_of(self.ngrams, windows, texts, self.ngram_lines)
         probabilities = np.maximum(probabilities, self.ngrams.calibration.probability(ngram_raws))
         return [
             ClassifierResult(float(raw), float(p), float(ngram_raw))
             for raw, p, ngram_raw in zip(raws, probabilities, ngram_raws, strict=True)
         ]
+
+
+def ngram_raws_of(
+    ngrams: NgramModel, windows: Windows, texts: list[str], lines: bool = True
+) -> np.ndarray:
+    """The n-gram model's highest logit over each text's windows and, with `lines`, its runs
+    of whole lines (`runs.line_runs`)."""
+    raws = windows.max_per_text(ngrams.logits(window_texts(windows, texts)), len(texts))
+    if not lines:
+        return raws
+    pieces: list[str] = []
+    owners: list[int] = []
+    for owner, text in enumerate(texts):
+        found = line_runs(text)
+        pieces += found
+        owners += [owner] * len(found)
+    if pieces:
+        np.maximum.at(raws, np.asarray(owners, dtype=np.int64), ngrams.logits(pieces))
+    return raws
 
 
 def window_texts(windows: Windows, texts: list[str]) -> list[str]:

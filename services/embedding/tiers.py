@@ -119,6 +119,7 @@ class EmbeddingTiers:
         classifier = Classifier.from_files(
             settings.classifier_file,
             settings.ngram_classifier_file if settings.ngram_features else None,
+            settings.ngram_lines,
         )
         _check_trained_on(classifier, encoder)
         multilingual = (

@@ -50,7 +50,7 @@ from mithril.benchmark.detection import GPTFUZZ_PLACEHOLDER, HELD_OUT, held_out,
 from mithril.domain import Origin
 from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.calibration import Calibration
-from mithril.services.embedding.classifier import Classifier, window_texts
+from mithril.services.embedding.classifier import Classifier, ngram_raws_of, window_texts
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.corpus import Corpus, CorpusEntry
 from mithril.services.embedding.encoder import Encoder, Windows
@@ -474,7 +474,8 @@ def main() -> None:
     ngrams = fit_ngrams(
         [t for t, k in zip(texts_of_windows, keep, strict=True) if k], ngram_labels, ngram_weight
     )
-    ngram_raw = windows.max_per_text(ngrams.logits(texts_of_windows), len(every))
+    # Scored as at run time: over the windows and each run of whole lines.
+    ngram_raw = ngram_raws_of(ngrams, windows, [s.view for s in every])
     print(f"n-gram model: {len(ngrams.index)} n-grams, {time.perf_counter() - started:.0f}s")
 
     # -- corpus ------------------------------------------------------------------------
