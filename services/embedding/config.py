@@ -124,7 +124,7 @@ class EmbeddingSettings(ServiceSettings):
     multilingual_second_opinion: bool = Field(
         True,
         description="Ask the multilingual model for a second opinion on a short English"
-        " text the English classifier is unsure of (about 2-3 % of texts; one e5 window"
+        " text the English classifier is unsure of (0-7 % of prompts; one e5 window"
         " each), and keep the higher probability.",
     )
     multilingual_file: Path = Field(

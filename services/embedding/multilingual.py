@@ -29,7 +29,7 @@ encoder than all-MiniLM-L6-v2 and misses other attacks. On the English VALIDATIO
 English classifier missed, it caught some that the classifier scored just under its
 threshold. So a short English text (one window) that the English classifier is unsure of
 (`EnglishOpinion.doubt_from` <= probability < 0.5) is read by the head too, at an operating
-point of its own, and keeps the higher probability. About 2-3 % of texts are unsure, so e5's
+point of its own, and keeps the higher probability. 0-7 % of prompts are unsure, so e5's
 cost is paid on few of them.
 """
 
