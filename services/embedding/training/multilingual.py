@@ -327,24 +327,19 @@ def _english_opinion(
     vectors, owners = window_vectors(encoder, max_windows, [rows[i].view for i in read], cache)
     head_raw = np.full(len(rows), -np.inf)
     head_raw[read] = max_per_text(head.logits(vectors), owners, len(read))
-    rules = np.array([scanner.scan(s.text, s.origin).score for s in rows])
-    labels = np.array([s.label for s in rows])
-    sources = np.array([s.source for s in rows])
     parts = np.array([s.part for s in rows])
-    val = parts == VALIDATION
-    opinion = second_opinion.choose(
-        english[val], head_raw[val], short[val], rules[val], labels[val], sources[val], slope
+    read_rows = second_opinion.Rows(
+        english,
+        head_raw,
+        short,
+        np.array([scanner.scan(s.text, s.origin).score for s in rows]),
+        np.array([s.label for s in rows]),
+        np.array([s.source for s in rows]),
     )
+    val = parts == VALIDATION
+    opinion = second_opinion.choose(read_rows[val], slope)
     tables = {
-        label: second_opinion.table(
-            opinion,
-            english[mask],
-            head_raw[mask],
-            short[mask],
-            rules[mask],
-            labels[mask],
-            sources[mask],
-        )
+        label: second_opinion.table(opinion, read_rows[mask])
         for label, mask in (("held-out (never used to choose)", ~val), ("validation", val))
     }
     return opinion, tables

@@ -19,6 +19,7 @@ one e5 window are asked.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -54,49 +55,56 @@ def english_probabilities(rows: list[Sample], everything: list[Sample], cache: P
     return np.array([r.probability for r in classifier.classify(chosen, [s.view for s in rows])])
 
 
-def unsure(english: np.ndarray, short: np.ndarray) -> np.ndarray:
-    """The rows the head is asked about."""
-    return short & (english >= DOUBT_FROM) & (english < 0.5)
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """What the choice reads of each row."""
+
+    english: np.ndarray
+    """The English classifier's probability."""
+    head_raw: np.ndarray
+    """The head's logit (-inf for a row it does not read)."""
+    short: np.ndarray
+    """The row fits one e5 window."""
+    rules: np.ndarray
+    labels: np.ndarray
+    sources: np.ndarray
+
+    def __getitem__(self, mask: np.ndarray) -> Rows:
+        return Rows(*(getattr(self, f.name)[mask] for f in fields(self)))
+
+    def unsure(self) -> np.ndarray:
+        """The rows the head is asked about."""
+        return self.short & (self.english >= DOUBT_FROM) & (self.english < 0.5)
+
+    def flagged_without(self) -> np.ndarray:
+        return with_rules(self.rules, self.english) >= 0.5
 
 
-def flagged(
-    opinion: EnglishOpinion,
-    english: np.ndarray,
-    head_raw: np.ndarray,
-    short: np.ndarray,
-    rules: np.ndarray,
-) -> np.ndarray:
+def flagged(opinion: EnglishOpinion, rows: Rows) -> np.ndarray:
     """What the gateway flags with the second opinion: the noisy-OR of the rules' score and
     the higher of the English classifier's and (where asked) the head's probability."""
-    asked = unsure(english, short)
-    learned = english.copy()
-    head = opinion.calibration.probability(np.where(asked, head_raw, -np.inf))
+    asked = rows.unsure()
+    learned = rows.english.copy()
+    head = opinion.calibration.probability(np.where(asked, rows.head_raw, -np.inf))
     learned[asked] = np.maximum(learned[asked], head[asked])
-    return with_rules(rules, learned) >= 0.5
+    return with_rules(rows.rules, learned) >= 0.5
 
 
-def choose(
-    english: np.ndarray,
-    head_raw: np.ndarray,
-    short: np.ndarray,
-    rules: np.ndarray,
-    labels: np.ndarray,
-    sources: np.ndarray,
-    slope: float,
-) -> EnglishOpinion:
+def choose(rows: Rows, slope: float) -> EnglishOpinion:
     """The lowest threshold at which the second opinion adds at most EXTRA_FPR of each
     benign source's rows to the false positives of rules and the English classifier."""
-    base = with_rules(rules, english) >= 0.5
+    benign = rows.labels == 0
+    base = rows.flagged_without()
     allowed = {
-        source: int(np.floor(EXTRA_FPR * np.sum((labels == 0) & (sources == source))))
-        for source in set(sources[labels == 0].tolist())
+        source: int(np.floor(EXTRA_FPR * np.sum(benign & (rows.sources == source))))
+        for source in set(rows.sources[benign].tolist())
     }
 
     def within(opinion: EnglishOpinion) -> bool:
-        added = flagged(opinion, english, head_raw, short, rules) & ~base & (labels == 0)
-        return all(np.sum(added & (sources == s)) <= n for s, n in allowed.items())
+        added = flagged(opinion, rows) & ~base & benign
+        return all(np.sum(added & (rows.sources == s)) <= n for s, n in allowed.items())
 
-    candidates = np.unique(head_raw[unsure(english, short) & (labels == 0)])
+    candidates = np.unique(rows.head_raw[rows.unsure() & benign])
     for value in [*candidates.tolist(), np.inf]:
         opinion = EnglishOpinion(Calibration(float(np.nextafter(value, np.inf)), slope), DOUBT_FROM)
         if within(opinion):
@@ -104,25 +112,15 @@ def choose(
     raise AssertionError("an infinite threshold adds nothing")  # pragma: no cover
 
 
-def table(
-    opinion: EnglishOpinion,
-    english: np.ndarray,
-    head_raw: np.ndarray,
-    short: np.ndarray,
-    rules: np.ndarray,
-    labels: np.ndarray,
-    sources: np.ndarray,
-) -> dict[str, dict[str, Any]]:
+def table(opinion: EnglishOpinion, rows: Rows) -> dict[str, dict[str, Any]]:
     """Per source: rules + English classifier, and with the second opinion."""
-    base = with_rules(rules, english) >= 0.5
-    second = flagged(opinion, english, head_raw, short, rules)
-    asked = unsure(english, short)
+    base, second, asked = rows.flagged_without(), flagged(opinion, rows), rows.unsure()
     result: dict[str, dict[str, Any]] = {}
-    for source in sorted(set(sources.tolist())):
-        mask = sources == source
+    for source in sorted(set(rows.sources.tolist())):
+        mask = rows.sources == source
         result[source] = {
-            "without": rates(base[mask], labels[mask]),
-            "with": rates(second[mask], labels[mask]),
+            "without": rates(base[mask], rows.labels[mask]),
+            "with": rates(second[mask], rows.labels[mask]),
             "asked": float(asked[mask].mean()),
         }
     return result

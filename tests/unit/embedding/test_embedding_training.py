@@ -125,19 +125,29 @@ def test_the_head_learns_what_it_reads_of_clean_documents() -> None:
 
 def test_the_second_opinion_is_asked_only_about_short_texts_the_classifier_is_unsure_of() -> None:
     from mithril.services.embedding.multilingual import EnglishOpinion
-    from mithril.services.embedding.training.second_opinion import DOUBT_FROM, flagged
+    from mithril.services.embedding.training.second_opinion import DOUBT_FROM, Rows, flagged
 
     opinion = EnglishOpinion(Calibration(threshold=1.0, slope=20.0), DOUBT_FROM)
-    english = np.array([0.2, 0.2, 0.001, 0.2, 0.6])
-    head_raw = np.array([3.0, 3.0, 3.0, 0.0, -5.0])
-    short = np.array([True, False, True, True, True])
-    result = flagged(opinion, english, head_raw, short, np.zeros(5))
+    rows = Rows(
+        english=np.array([0.2, 0.2, 0.001, 0.2, 0.6]),
+        head_raw=np.array([3.0, 3.0, 3.0, 0.0, -5.0]),
+        short=np.array([True, False, True, True, True]),
+        rules=np.zeros(5),
+        labels=np.ones(5, dtype=int),
+        sources=np.array(["a"] * 5),
+    )
+    result = flagged(opinion, rows)
     # asked and convinced | long | sure it is benign | asked, not convinced | already flagged
     assert result.tolist() == [True, False, False, False, True]
 
 
 def test_the_second_opinion_threshold_adds_at_most_its_share_of_false_positives() -> None:
-    from mithril.services.embedding.training.second_opinion import EXTRA_FPR, choose, flagged
+    from mithril.services.embedding.training.second_opinion import (
+        EXTRA_FPR,
+        Rows,
+        choose,
+        flagged,
+    )
 
     # Source "a": 400 benign rows, 10 of them unsure with rising head logits; source "b":
     # 100 benign rows (EXTRA_FPR allows none more), one unsure at logit 2.5. Ten attacks,
@@ -147,12 +157,12 @@ def test_the_second_opinion_threshold_adds_at_most_its_share_of_false_positives(
     english = np.where(head_raw > -9.0, 0.1, 0.0)
     labels = np.array([0] * 500 + [1] * 10)
     sources = np.array(["a"] * 400 + ["b"] * 100 + ["a"] * 10)
-    short = np.ones(510, dtype=bool)
-    rules = np.zeros(510)
-    opinion = choose(english, head_raw, short, rules, labels, sources, slope=50.0)
-    added = flagged(opinion, english, head_raw, short, rules) & (labels == 0)
+    rows = Rows(english, head_raw, np.ones(510, dtype=bool), np.zeros(510), labels, sources)
+    opinion = choose(rows, slope=50.0)
+    added = flagged(opinion, rows) & (labels == 0)
     assert added[:400].sum() <= np.floor(EXTRA_FPR * 400) == 2
     assert added[400:500].sum() == 0
     # The lowest such threshold: just above b's 2.5 and a's third highest (3.5).
     assert opinion.calibration.threshold == pytest.approx(3.5, abs=1e-6)
-    assert flagged(opinion, english, head_raw, short, rules)[500:].sum() == 3
+    assert flagged(opinion, rows)[500:].sum() == 3
+    assert flagged(opinion, rows[labels == 1]).sum() == 3  # rows select like arrays
