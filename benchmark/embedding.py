@@ -248,8 +248,9 @@ def _asked(tiers: Any, text: str, score: Any) -> int:
         return 0  # read by the multilingual model in the first place
     if score.second_opinion:
         return 1
-    unsure = model.english_opinion.doubt_from <= score.probability < 0.5
-    return int(unsure and model.encoder.fits_one_window(text))
+    return int(
+        model.english_opinion.asks(score.probability) and model.encoder.fits_one_window(text)
+    )
 
 
 def format_markdown(report: EmbeddingBenchmark) -> str:

@@ -263,6 +263,11 @@ def _c_string(text: str) -> str:
     return text.replace("\x00", " ")
 
 
+def unsure_of(probability: Any, doubt_from: float) -> Any:
+    """The English classifier is unsure: from `doubt_from` up to its threshold, 0.5."""
+    return (probability >= doubt_from) & (probability < 0.5)
+
+
 @dataclass(frozen=True, slots=True)
 class EnglishOpinion:
     """The head's operating point on short English texts (see the module docstring)."""
@@ -270,6 +275,11 @@ class EnglishOpinion:
     calibration: Calibration
     doubt_from: float
     """The English classifier's probability from which (up to 0.5) the head is asked."""
+
+    def asks(self, probability: Any) -> Any:
+        """Whether the English classifier's `probability` (a float or an array) is unsure
+        enough for the head to be asked."""
+        return unsure_of(probability, self.doubt_from)
 
     def to_dict(self) -> dict[str, float]:
         return self.calibration.to_dict() | {"doubt_from": self.doubt_from}

@@ -183,7 +183,7 @@ class EmbeddingTiers:
         opinion = self.multilingual.english_opinion if self.multilingual else None
         if opinion is None:
             return
-        unsure = [i for i, s in scores.items() if opinion.doubt_from <= s.probability < 0.5]
+        unsure = [i for i, s in scores.items() if opinion.asks(s.probability)]
         if not unsure:
             return
         assert self.multilingual is not None

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mithril.services.embedding.calibration import Calibration
-from mithril.services.embedding.multilingual import EnglishOpinion
+from mithril.services.embedding.multilingual import EnglishOpinion, unsure_of
 from mithril.services.embedding.training.train import Sample, rates, with_rules
 
 DOUBT_FROM = 0.005
@@ -74,7 +74,7 @@ class Rows:
 
     def unsure(self) -> np.ndarray:
         """The rows the head is asked about."""
-        return self.short & (self.english >= DOUBT_FROM) & (self.english < 0.5)
+        return self.short & unsure_of(self.english, DOUBT_FROM)
 
     def flagged_without(self) -> np.ndarray:
         return with_rules(self.rules, self.english) >= 0.5
