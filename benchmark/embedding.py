@@ -13,7 +13,9 @@ sentences when the datasets are absent):
   texts instead, and what the language gate costs every text the learned tiers score;
 - the second opinion on English (`second_opinion`): the learned tiers' time per text with
   and without the multilingual head asked about short English texts the English classifier
-  is unsure of, interleaved on the same sample.
+  is unsure of, interleaved on the same sample;
+- the attack encoder (`attack_encoder`): the same, with and without the classifier's
+  fine-tuned encoder.
 
 sentence-transformers and torch come with the dev extras; without them the reference
 columns are left empty. `tier_scores(texts)` gives the detection benchmark the two
@@ -78,6 +80,8 @@ class EmbeddingBenchmark:
     """"with" and "without": mean, p50 and p99 ms of the learned tiers per text."""
     asked: int = 0
     """Sampled texts the head was asked about."""
+    attack_encoder: dict[str, dict[str, float]] = field(default_factory=dict)
+    """"with" and "without" the attack encoder, as `second_opinion`."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,6 +150,7 @@ def run(
     ours = np.vstack([encoder.encode(texts[i : i + 64]) for i in range(0, len(texts), 64)])
     multilingual(report, encoder, texts, threads)
     second_opinion(report, texts, threads)
+    report.attack_encoder = interleaved(texts, threads, {"attack_encoder": False})[0]
     if not reference:
         return report
     try:
@@ -207,18 +212,27 @@ def multilingual(report: EmbeddingBenchmark, encoder: Any, texts: list[str], thr
 
 
 def second_opinion(report: EmbeddingBenchmark, texts: list[str], threads: int) -> None:
+    """The learned tiers with and without the second opinion on English."""
+    report.second_opinion, report.asked = interleaved(
+        texts, threads, {"multilingual_second_opinion": False}
+    )
+
+
+def interleaved(
+    texts: list[str], threads: int, without: dict[str, Any]
+) -> tuple[dict[str, dict[str, float]], int]:
     """The learned tiers (`score_sync`, one text per call, as the gateway asks for a prompt)
-    with and without the second opinion on English, alternating text by text."""
+    on the default settings ("with") and with the settings `without` ("without"),
+    alternating text by text; and how many texts the head read as a second opinion."""
     from mithril.services.embedding.config import EmbeddingSettings
     from mithril.services.embedding.tiers import EmbeddingTiers
 
     settings = EmbeddingSettings(threads=threads)
     both = {
         "with": EmbeddingTiers.load(settings),
-        "without": EmbeddingTiers.load(
-            settings.model_copy(update={"multilingual_second_opinion": False})
-        ),
+        "without": EmbeddingTiers.load(settings.model_copy(update=without)),
     }
+    asked = 0
     try:
         for tiers in both.values():
             tiers.score_sync(texts[:5])  # warm up
@@ -229,13 +243,16 @@ def second_opinion(report: EmbeddingBenchmark, texts: list[str], threads: int) -
                 (score,) = tiers.score_sync([text])
                 timings[name].append((time.perf_counter() - started) * 1000)
                 if name == "with":
-                    report.asked += _asked(tiers, text, score)
-        for name, values in timings.items():
-            report.second_opinion[name] = {
+                    asked += _asked(tiers, text, score)
+        costs = {
+            name: {
                 "mean_ms": statistics.fmean(values),
                 "p50_ms": float(np.percentile(values, 50)),
                 "p99_ms": float(np.percentile(values, 99)),
             }
+            for name, values in timings.items()
+        }
+        return costs, asked
     finally:
         for tiers in both.values():
             tiers.close()
@@ -305,6 +322,21 @@ def format_markdown(report: EmbeddingBenchmark) -> str:
         lines += [
             f"| {name} | {t['mean_ms']:.2f} ms | {t['p50_ms']:.2f} ms | {t['p99_ms']:.1f} ms |"
             for name, t in (("with the second opinion", with_it), ("without", without))
+        ]
+        lines.append(f"\nMean with / without: {with_it['mean_ms'] / without['mean_ms']:.2f}.")
+    if report.attack_encoder:
+        with_it, without = report.attack_encoder["with"], report.attack_encoder["without"]
+        lines += [
+            "",
+            "The attack encoder: the learned tiers per text (one per call, the sample above),"
+            " with and without the classifier's fine-tuned encoder, alternating.",
+            "",
+            "| learned tiers | mean | p50 | p99 |",
+            "|---|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {name} | {t['mean_ms']:.2f} ms | {t['p50_ms']:.2f} ms | {t['p99_ms']:.1f} ms |"
+            for name, t in (("with the attack encoder", with_it), ("without", without))
         ]
         lines.append(f"\nMean with / without: {with_it['mean_ms'] / without['mean_ms']:.2f}.")
     lines += [f"- {note}" for note in report.notes]

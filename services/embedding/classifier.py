@@ -1,5 +1,6 @@
 """The learned tier: a small network over sentence embeddings, weights shipped as .npz,
-and beside it a linear model over character n-grams (`ngrams.py`).
+beside it a linear model over character n-grams (`ngrams.py`) and, when loaded, the attack
+encoder (`attack_encoder.py`: the embedding model itself fine-tuned).
 
 `data/classifier.npz` holds `w0, b0, w1, b1, ...` (ReLU between layers, one logit out) and
 `meta`, a JSON string with the version, the calibration and how the weights were made
@@ -7,8 +8,8 @@ and beside it a linear model over character n-grams (`ngrams.py`).
 A text's raw score is its highest logit over its windows; the n-gram part also reads each
 run of whole lines of a text of several (`runs.py`), where a line planted in a document is
 not drowned by the document around it. Each part is calibrated on its own (0.5 at its
-operating point); the tier's probability is the higher of the two, so it flags what
-either part flags.
+operating point); the tier's probability is the highest of them, so it flags what any
+part flags.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from mithril.services.embedding.attack_encoder import AttackEncoder
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.encoder import Windows
 from mithril.services.embedding.ngrams import NgramModel
@@ -35,6 +37,8 @@ class ClassifierResult:
     ngram_raw: float | None = None
     """The n-gram model's highest logit over the text's windows and lines, if it is
     loaded."""
+    tuned_raw: float | None = None
+    """The attack encoder's highest logit over the text's windows, if it is loaded."""
 
 
 class Classifier:
@@ -45,6 +49,7 @@ class Classifier:
         meta: dict,
         ngrams: NgramModel | None = None,
         ngram_lines: bool = True,
+        tuned: AttackEncoder | None = None,
     ) -> None:
         if not layers or layers[-1][0].shape[1] != 1:
             raise ValueError("the classifier must end in a single logit")
@@ -53,14 +58,18 @@ class Classifier:
         self.meta = meta
         self.ngrams = ngrams
         self.ngram_lines = ngram_lines
+        self.tuned = tuned
 
     @property
     def version(self) -> str:
-        """The network's version, and the n-gram model's when it is loaded."""
-        network = str(self.meta.get("version", "unknown"))
-        if self.ngrams is None:
-            return network
-        return f"{network}+{self.ngrams.meta.get('version', 'unknown')}"
+        """The network's version, and the n-gram model's and the attack encoder's when they
+        are loaded."""
+        parts = [str(self.meta.get("version", "unknown"))]
+        if self.ngrams is not None:
+            parts.append(str(self.ngrams.meta.get("version", "unknown")))
+        if self.tuned is not None:
+            parts.append(self.tuned.version)
+        return "+".join(parts)
 
     @classmethod
     def from_files(
@@ -103,16 +112,21 @@ class Classifier:
         """One result per text; `windows` are `texts`' windows."""
         raws = windows.max_per_text(self.logits(windows.vectors), len(texts))
         probabilities = self.calibration.probability(raws)
-        if self.ngrams is None:
-            return [
-                ClassifierResult(float(raw), float(p))
-                for raw, p in zip(raws, probabilities, strict=True)
-            ]
-        ngram_raws = ngram_raws_of(self.ngrams, windows, texts, self.ngram_lines)
-        probabilities = np.maximum(probabilities, self.ngrams.calibration.probability(ngram_raws))
+        ngram_raws: list[float | None] = [None] * len(texts)
+        tuned_raws: list[float | None] = [None] * len(texts)
+        if self.ngrams is not None:
+            found = ngram_raws_of(self.ngrams, windows, texts, self.ngram_lines)
+            probabilities = np.maximum(probabilities, self.ngrams.calibration.probability(found))
+            ngram_raws = [float(raw) for raw in found]
+        if self.tuned is not None:
+            found = self.tuned.raws(texts)
+            probabilities = np.maximum(probabilities, self.tuned.probabilities(found))
+            tuned_raws = [float(raw) for raw in found]
         return [
-            ClassifierResult(float(raw), float(p), float(ngram_raw))
-            for raw, p, ngram_raw in zip(raws, probabilities, ngram_raws, strict=True)
+            ClassifierResult(float(raw), float(p), ngram_raw, tuned_raw)
+            for raw, p, ngram_raw, tuned_raw in zip(
+                raws, probabilities, ngram_raws, tuned_raws, strict=True
+            )
         ]
 
 

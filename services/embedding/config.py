@@ -16,6 +16,7 @@ BUNDLED_CLASSIFIER = DATA_DIR / "classifier.npz"
 BUNDLED_NGRAM_CLASSIFIER = DATA_DIR / "ngram_classifier.npz"
 BUNDLED_SIMILARITY_CALIBRATION = DATA_DIR / "similarity_calibration.json"
 BUNDLED_MULTILINGUAL = DATA_DIR / "multilingual.npz"
+BUNDLED_ATTACK_ENCODER = DATA_DIR / "attack_encoder.npz"
 
 
 def _default_cache_dir() -> Path:
@@ -104,6 +105,17 @@ class EmbeddingSettings(ServiceSettings):
     ngram_classifier_file: Path = Field(
         BUNDLED_NGRAM_CLASSIFIER,
         description="The n-gram model (.npz) written by services/embedding/training.",
+    )
+    attack_encoder: bool = Field(
+        True,
+        description="The classifier also reads each text with the attack encoder (the"
+        " embedding model fine-tuned to tell attacks from requests; about 1 ms per short"
+        " prompt), and keeps the highest of its parts' probabilities.",
+    )
+    attack_encoder_file: Path = Field(
+        BUNDLED_ATTACK_ENCODER,
+        description="The attack encoder's adapter (.npz) written by"
+        " services/embedding/training/attack_encoder.py.",
     )
     similarity_calibration_file: Path = Field(
         BUNDLED_SIMILARITY_CALIBRATION,

@@ -56,8 +56,27 @@ def _config(folder: Path) -> dict[str, object]:
     return dict(config)
 
 
-def build_fp32(folder: Path | None = None) -> onnx.ModelProto:
-    """all-MiniLM-L6-v2 (any BERT with exact GELU) as one fused fp32 ONNX graph.
+def adapted(weights: Mapping[str, np.ndarray], adapter: Path) -> dict[str, np.ndarray]:
+    """`weights` with a low-rank adapter merged in: for every `NAME.lora_a` (rank x in) and
+    `NAME.lora_b` (out x rank, its scaling folded in) in the .npz at `adapter`, the weight
+    NAME becomes NAME + lora_b @ lora_a (LoRA, as `training/attack_encoder.py` fits it)."""
+    merged = dict(weights)
+    with np.load(adapter, allow_pickle=False) as data:
+        names = [key.removesuffix(".lora_a") for key in data.files if key.endswith(".lora_a")]
+        if not names:
+            raise ValueError(f"{adapter}: no low-rank factors (NAME.lora_a, NAME.lora_b)")
+        for name in names:
+            if name not in merged:
+                raise ValueError(f"{adapter}: {name} is not a weight of the model")
+            low_a = data[f"{name}.lora_a"].astype(np.float32)
+            low_b = data[f"{name}.lora_b"].astype(np.float32)
+            merged[name] = (merged[name].astype(np.float32) + low_b @ low_a).astype(np.float32)
+    return merged
+
+
+def build_fp32(folder: Path | None = None, adapter: Path | None = None) -> onnx.ModelProto:
+    """all-MiniLM-L6-v2 (any BERT with exact GELU) as one fused fp32 ONNX graph, with the
+    low-rank `adapter` merged into its weights when one is given (`adapted`).
 
     Inputs `input_ids`, `attention_mask`, `token_type_ids` (int64, batch x tokens, padding
     on the right, as the encoder and fastembed pad); output `last_hidden_state`."""
@@ -67,6 +86,8 @@ def build_fp32(folder: Path | None = None) -> onnx.ModelProto:
     folder = folder or weights_dir()
     config = _config(folder)
     weights: Mapping[str, np.ndarray] = load_file(str(folder / "model.safetensors"))
+    if adapter is not None:
+        weights = adapted(weights, adapter)
     heads = int(config["num_attention_heads"])  # type: ignore[call-overload]
     layers = int(config["num_hidden_layers"])  # type: ignore[call-overload]
     epsilon = float(config["layer_norm_eps"])  # type: ignore[arg-type]
@@ -191,7 +212,7 @@ QUANTISED_OPS = ["MatMul", "Attention"]
 and costs fidelity."""
 
 
-def derivation_key(folder: Path | None = None) -> str:
+def derivation_key(folder: Path | None = None, adapter: Path | None = None) -> str:
     """A short hash of everything the derived file depends on."""
     import onnx
     import onnxruntime
@@ -200,6 +221,13 @@ def derivation_key(folder: Path | None = None) -> str:
     digest = hashlib.sha256()
     for name in ("model.safetensors", "config.json"):
         _hash_file(digest, folder / name)
+    if adapter is not None:
+        # The factors only: the adapter's meta (its calibration) can be rewritten without
+        # deriving the network again.
+        with np.load(adapter, allow_pickle=False) as data:
+            for key in sorted(k for k in data.files if ".lora_" in k):
+                digest.update(key.encode())
+                digest.update(np.ascontiguousarray(data[key]).tobytes())
     for part in (BUILDER_VERSION, onnxruntime.__version__, onnx.__version__):
         digest.update(part.encode())
     return digest.hexdigest()[:16]
@@ -214,10 +242,14 @@ def model_dirs() -> list[Path]:
     return [Path(sys.prefix) / "share" / "mithril" / "models", mithril_home() / "cache" / "models"]
 
 
-def derived_model(dirs: list[Path] | None = None, folder: Path | None = None) -> Path:
-    """The int8 network's file, derived now if no earlier run left it in `dirs`."""
+def derived_model(
+    dirs: list[Path] | None = None, folder: Path | None = None, adapter: Path | None = None
+) -> Path:
+    """The int8 network's file (with `adapter` merged in, if given: the attack encoder's),
+    derived now if no earlier run left it in `dirs`."""
     dirs = model_dirs() if dirs is None else dirs
-    name = f"all-MiniLM-L6-v2-int8-{derivation_key(folder)}.onnx"
+    kind = "all-MiniLM-L6-v2-attack" if adapter is not None else "all-MiniLM-L6-v2"
+    name = f"{kind}-int8-{derivation_key(folder, adapter)}.onnx"
     for directory in dirs:
         if (directory / name).is_file():
             return directory / name
@@ -225,13 +257,13 @@ def derived_model(dirs: list[Path] | None = None, folder: Path | None = None) ->
     for directory in dirs:
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            return _derive(directory / name, folder)
+            return _derive(directory / name, folder, adapter)
         except OSError as error:
             failures.append(f"{directory}: {error.strerror or error}")
     raise OSError(f"cannot write the derived embedding model anywhere: {'; '.join(failures)}")
 
 
-def _derive(target: Path, folder: Path | None) -> Path:
+def _derive(target: Path, folder: Path | None, adapter: Path | None = None) -> Path:
     """Build, quantise and publish atomically: a concurrent reader sees the whole file or
     none, and two processes deriving at once each publish the same bytes."""
     import onnx
@@ -240,7 +272,7 @@ def _derive(target: Path, folder: Path | None) -> Path:
     log.info("deriving the int8 embedding model into %s (once)", target)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".derive-") as scratch:
         fp32, int8 = Path(scratch, "fp32.onnx"), Path(scratch, "int8.onnx")
-        onnx.save(build_fp32(folder), str(fp32))
+        onnx.save(build_fp32(folder, adapter), str(fp32))
         quantize_dynamic(
             str(fp32),
             str(int8),
@@ -267,5 +299,9 @@ def _hash_file(digest: hashlib._Hash, path: Path) -> hashlib._Hash:
 
 
 if __name__ == "__main__":
+    from mithril.services.embedding.config import BUNDLED_ATTACK_ENCODER
+
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     print(derived_model())
+    if BUNDLED_ATTACK_ENCODER.is_file():
+        print(derived_model(adapter=BUNDLED_ATTACK_ENCODER))

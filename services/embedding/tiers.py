@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 
 from mithril.runtime.cache import TTLCache, cache_key
+from mithril.services.embedding.attack_encoder import AttackEncoder
 from mithril.services.embedding.batching import EncoderBatcher
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.classifier import Classifier
@@ -116,11 +117,7 @@ class EmbeddingTiers:
         matrix, cached = load_index(corpus, encoder.model_id, encoder.encode, settings.cache_dir)
         calibration = Calibration.from_file(settings.similarity_calibration_file)
         index = SimilarityIndex(corpus, matrix, calibration)
-        classifier = Classifier.from_files(
-            settings.classifier_file,
-            settings.ngram_classifier_file if settings.ngram_features else None,
-            settings.ngram_lines,
-        )
+        classifier = load_classifier(settings)
         _check_trained_on(classifier, encoder)
         multilingual = (
             Multilingual.load(
@@ -276,6 +273,24 @@ def shared_tiers(settings: EmbeddingSettings | None = None) -> EmbeddingTiers:
     if key not in _SHARED:
         _SHARED[key] = EmbeddingTiers.load(settings)
     return _SHARED[key]
+
+
+def load_classifier(settings: EmbeddingSettings) -> Classifier:
+    """The classifier tier with the parts `settings` ask for."""
+    classifier = Classifier.from_files(
+        settings.classifier_file,
+        settings.ngram_classifier_file if settings.ngram_features else None,
+        settings.ngram_lines,
+    )
+    if settings.attack_encoder:
+        classifier.tuned = AttackEncoder.load(
+            settings.attack_encoder_file,
+            threads=settings.threads,
+            max_tokens=settings.max_tokens,
+            stride=settings.window_stride,
+            max_windows=settings.max_windows,
+        )
+    return classifier
 
 
 def tier_scores(

@@ -33,3 +33,15 @@ def test_the_report_shows_the_second_opinion_against_none() -> None:
     assert "| with the second opinion | 3.00 ms | 1.50 ms | 25.0 ms |" in markdown
     assert "| without | 2.50 ms | 1.40 ms | 9.0 ms |" in markdown
     assert "Mean with / without: 1.20." in markdown
+
+
+def test_the_report_shows_the_attack_encoder_against_none() -> None:
+    report = EmbeddingBenchmark(400, 57.6, 64, 0)
+    assert "attack encoder" not in format_markdown(report)
+    report.attack_encoder = {
+        "with": {"mean_ms": 6.0, "p50_ms": 3.0, "p99_ms": 40.0},
+        "without": {"mean_ms": 4.0, "p50_ms": 2.0, "p99_ms": 30.0},
+    }
+    markdown = format_markdown(report)
+    assert "| with the attack encoder | 6.00 ms | 3.00 ms | 40.0 ms |" in markdown
+    assert "Mean with / without: 1.50." in markdown

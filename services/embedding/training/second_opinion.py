@@ -36,13 +36,13 @@ EXTRA_FPR = 0.005
 def english_probabilities(rows: list[Sample], everything: list[Sample], cache: Path) -> np.ndarray:
     """The shipped English classifier's probability of each of `rows` (a subset of
     `everything`, the rows `train.py` embeds: its cached MiniLM windows are reused)."""
-    from mithril.services.embedding.classifier import Classifier
     from mithril.services.embedding.config import EmbeddingSettings
     from mithril.services.embedding.encoder import Encoder, Windows
+    from mithril.services.embedding.tiers import load_classifier
     from mithril.services.embedding.training.train import _encode_cached
 
     settings = EmbeddingSettings()
-    classifier = Classifier.from_files(settings.classifier_file, settings.ngram_classifier_file)
+    classifier = load_classifier(settings)
     windows = _encode_cached(
         Encoder.load(), [s.view for s in everything], cache, settings.max_windows
     )

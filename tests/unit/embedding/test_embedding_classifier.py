@@ -43,8 +43,8 @@ def test_the_ngram_model_is_small_and_made_by_the_same_run(tiers: EmbeddingTiers
     assert ngrams is not None and len(ngrams.index) > 1000
     assert ngrams.meta["seed"] == tiers.classifier.meta["seed"]
     assert ngrams.meta["model_sha256"] == tiers.classifier.meta["model_sha256"]
-    assert (
-        tiers.classifier.version == f"{tiers.classifier.meta['version']}+{ngrams.meta['version']}"
+    assert tiers.classifier.version.startswith(
+        f"{tiers.classifier.meta['version']}+{ngrams.meta['version']}+"
     )
 
 
@@ -143,10 +143,13 @@ def _planted(line: str) -> str:
 def test_the_ngram_part_reads_a_line_planted_in_a_document(
     tiers: EmbeddingTiers, embedding_settings: EmbeddingSettings
 ) -> None:
-    """In the email's windows the planted line is outweighed; on its own line it is not."""
+    """In the email's windows the planted line is outweighed; on its own line it is not.
+    (The attack encoder reads the email's windows too, and catches this line there: it is
+    left out to show the n-gram part alone.)"""
     clean, planted = tiers.score_sync([REPORT_EMAIL, _planted(PLANTED_LINE)])
     assert clean.probability < 0.5 <= planted.probability
-    off = EmbeddingTiers.load(embedding_settings.model_copy(update={"ngram_lines": False}))
+    update = {"ngram_lines": False, "attack_encoder": False}
+    off = EmbeddingTiers.load(embedding_settings.model_copy(update=update))
     try:
         (windows_only,) = off.score_sync([_planted(PLANTED_LINE)])
         assert windows_only.probability < 0.5

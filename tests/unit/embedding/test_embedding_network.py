@@ -83,7 +83,7 @@ def test_an_unwritable_folder_is_skipped(
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
 
-    def copy(target: Path, folder: Path | None) -> Path:
+    def copy(target: Path, folder: Path | None, adapter: Path | None = None) -> Path:
         target.write_bytes(derived.read_bytes())
         return target
 
