@@ -139,7 +139,7 @@ def run(
     from mithril.services.embedding.encoder import Encoder
 
     texts = sample_texts(datasets, count)
-    encoder = Encoder.load(threads=threads)
+    encoder = Encoder.load(threads=threads, spinning=False)  # as the service loads it
     tokens = encoder.count_tokens(texts) / len(texts)
     report = EmbeddingBenchmark(len(texts), round(tokens, 1), batch_size, threads)
     short = [t for t in texts if encoder.count_tokens([t]) <= SHORT_TOKENS]

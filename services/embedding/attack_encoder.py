@@ -66,6 +66,7 @@ class AttackEncoder:
 
         weight, bias, meta = read_head(adapter)
         encoder = Encoder.load(
+            spinning=False,  # it runs right after the base network (see `Encoder.load`)
             threads=threads,
             max_tokens=max_tokens,
             stride=stride,

@@ -109,8 +109,9 @@ class EmbeddingSettings(ServiceSettings):
     attack_encoder: bool = Field(
         True,
         description="The classifier also reads each text with the attack encoder (the"
-        " embedding model fine-tuned to tell attacks from requests; about 1 ms per short"
-        " prompt), and keeps the highest of its parts' probabilities.",
+        " embedding model fine-tuned to tell attacks from requests: a second pass of the"
+        " network over each window, about as long as the first), and keeps the highest of"
+        " its parts' probabilities.",
     )
     attack_encoder_file: Path = Field(
         BUNDLED_ATTACK_ENCODER,

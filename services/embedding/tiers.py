@@ -112,6 +112,8 @@ class EmbeddingTiers:
             max_tokens=settings.max_tokens,
             stride=settings.window_stride,
             batch_size=settings.encode_batch_size,
+            # The attack encoder and e5 run right after it (see `Encoder.load`).
+            spinning=False,
         )
         corpus = Corpus.from_files(settings.corpus_files)
         matrix, cached = load_index(corpus, encoder.model_id, encoder.encode, settings.cache_dir)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from mithril.services.embedding import EmbeddingTiers
-from mithril.services.embedding.encoder import PADDING_GRACE, PADDING_SLACK, _chunks
+from mithril.services.embedding.encoder import PADDING_GRACE, PADDING_SLACK, Encoder, _chunks
 
 TEXTS = [
     "What is the capital of France?",
@@ -82,3 +82,19 @@ def test_one_long_text_is_not_batched_with_short_ones(tiers: EmbeddingTiers) -> 
     np.testing.assert_allclose(together, apart, atol=1e-5)
     lengths = [len(tiers.encoder._truncating.encode(t).ids) for t in texts]
     assert [len(c) for c in _chunks(lengths, 16)] == [7, 1]
+
+
+def _spins(encoder: Encoder) -> bool:
+    options = encoder._session.get_session_options()
+    try:
+        return options.get_session_config_entry("session.intra_op.allow_spinning") != "0"
+    except RuntimeError:  # not set: ONNX Runtime's default, spinning
+        return True
+
+
+def test_the_services_networks_do_not_spin_between_runs(tiers: EmbeddingTiers) -> None:
+    """The base network and the attack encoder's run one after the other on every text: a
+    session whose threads spin after its run slows the next one down."""
+    assert tiers.classifier.tuned is not None
+    assert not _spins(tiers.encoder) and not _spins(tiers.classifier.tuned.encoder)
+    assert _spins(Encoder.load())  # an encoder alone keeps ONNX Runtime's default
