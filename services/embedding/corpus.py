@@ -26,8 +26,9 @@ import numpy as np
 
 from mithril.services.scanner.readable import as_read
 
-TEXT_VIEW = "as_read:1"
-"""What the index embeds of each entry; in the cache key, so a change rebuilds the index."""
+TEXT_VIEW = "as_read:2"
+"""What the index embeds of each entry; in the cache key, so a change rebuilds the index
+(2: short rot13 texts told by the language identifier, leetspeak never rotated)."""
 
 _log = logging.getLogger(__name__)
 

@@ -9,7 +9,8 @@ and an attack in lookalike letters could score nothing. How a text is written is
 business (`obfuscation.*`); what it says is the learned tiers'. So they are given `readable`:
 
 1. a text that is English written in rot13 (far more of its first `ROT13_SAMPLE_WORDS` words
-   are common English words once rotated) rotated back; base64, hex, URL-encoded and rot13
+   are common English words once rotated; for a short text with too few of them, py3langid
+   reads it as English once rotated) rotated back; base64, hex, URL-encoded and rot13
    segments replaced by their decoded text, as the scanner's decoded views find them
    (`decode.py`);
 2. NFKC (fullwidth, mathematical and circled letters become plain ones); invisible characters
@@ -34,6 +35,7 @@ import functools
 import re
 import unicodedata
 from itertools import islice
+from typing import Any
 
 import re2
 
@@ -123,14 +125,48 @@ ROT13_SAMPLE_WORDS = 200
 """Words of a text looked at to tell whether it is English written in rot13."""
 
 
+_MIXED_WORD = re.compile(r"[A-Za-z][0-9@$+]|[0-9@$+][A-Za-z]")
+LANGUAGE_CHECK_WORDS = 4
+"""A text of at least this many words, with a common word once rotated and none as written,
+is asked of the language identifier when the common words alone do not decide."""
+
+
 def _is_rot13_english(text: str) -> bool:
-    """Far more of its words are common English words once rotated than as written."""
+    """Far more of its words are common English words once rotated than as written; or,
+    for a text with too few common words to tell ("Jung pnhfrf frnfbany nssrpgvir
+    qvfbeqre?": one), the language identifier reads it as English once rotated and as
+    another language as written."""
+    if _MIXED_WORD.search(text):  # leetspeak ("y0ur c0nf1g"): its letters alone are no words
+        return False
     words = [m.group().lower() for m in islice(_WORDS.finditer(text), ROT13_SAMPLE_WORDS)]
     as_written = sum(w in _COMMON_WORDS for w in words)
     rotated = [w for w in words if codecs.encode(w, "rot13") in _COMMON_WORDS]
-    if len(set(rotated)) < 3:  # "NA" down a table's column rotates to "an" and means nothing
+    if len(set(rotated)) >= 3:  # "NA" down a table's column rotates to "an": one is nothing
+        return len(rotated) >= max(0.25 * len(words), 3 * as_written)
+    if len(rotated) <= as_written or len(words) < LANGUAGE_CHECK_WORDS:
         return False
-    return len(rotated) >= max(0.25 * len(words), 3 * as_written)
+    sample = " ".join(words)
+    language, confidence = _language(codecs.encode(sample, "rot13"))
+    return language == "en" and confidence >= ROT13_CONFIDENCE and _language(sample)[0] != "en"
+
+
+ROT13_CONFIDENCE = 0.5
+"""How sure py3langid must be that a rotated text is English. Portuguese read as rot13
+rotates into something it calls English at 0.09; short benign questions in rot13, rotated
+back, are English at 0.19-1.0 (nine in ten at 0.5 or more)."""
+
+
+@functools.cache
+def _identifier() -> Any:
+    """py3langid's bundled model (loaded once, on the first text that needs it)."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def _language(text: str) -> tuple[str, float]:
+    language, confidence = _identifier().classify(text)
+    return str(language), float(confidence)
 
 
 def as_read(text: str) -> str:
