@@ -309,38 +309,39 @@ def format_markdown(report: EmbeddingBenchmark) -> str:
             for e in report.multilingual
         ]
     if report.second_opinion:
-        with_it, without = report.second_opinion["with"], report.second_opinion["without"]
-        lines += [
-            "",
+        lines += _with_and_without(
             "The second opinion on English: the learned tiers per text (one per call, the"
             f" sample above), with and without it, alternating; the head read {report.asked}"
             f" of the {report.texts} texts.",
-            "",
-            "| learned tiers | mean | p50 | p99 |",
-            "|---|---:|---:|---:|",
-        ]
-        lines += [
-            f"| {name} | {t['mean_ms']:.2f} ms | {t['p50_ms']:.2f} ms | {t['p99_ms']:.1f} ms |"
-            for name, t in (("with the second opinion", with_it), ("without", without))
-        ]
-        lines.append(f"\nMean with / without: {with_it['mean_ms'] / without['mean_ms']:.2f}.")
+            "with the second opinion",
+            report.second_opinion,
+        )
     if report.attack_encoder:
-        with_it, without = report.attack_encoder["with"], report.attack_encoder["without"]
-        lines += [
-            "",
+        lines += _with_and_without(
             "The attack encoder: the learned tiers per text (one per call, the sample above),"
             " with and without the classifier's fine-tuned encoder, alternating.",
-            "",
-            "| learned tiers | mean | p50 | p99 |",
-            "|---|---:|---:|---:|",
-        ]
-        lines += [
-            f"| {name} | {t['mean_ms']:.2f} ms | {t['p50_ms']:.2f} ms | {t['p99_ms']:.1f} ms |"
-            for name, t in (("with the attack encoder", with_it), ("without", without))
-        ]
-        lines.append(f"\nMean with / without: {with_it['mean_ms'] / without['mean_ms']:.2f}.")
+            "with the attack encoder",
+            report.attack_encoder,
+        )
     lines += [f"- {note}" for note in report.notes]
     return "\n".join(lines) + "\n"
+
+
+def _with_and_without(title: str, label: str, costs: dict[str, dict[str, float]]) -> list[str]:
+    """A table of the learned tiers' time per text "with" and "without" something."""
+    with_it, without = costs["with"], costs["without"]
+    return [
+        "",
+        title,
+        "",
+        "| learned tiers | mean | p50 | p99 |",
+        "|---|---:|---:|---:|",
+        *(
+            f"| {name} | {t['mean_ms']:.2f} ms | {t['p50_ms']:.2f} ms | {t['p99_ms']:.1f} ms |"
+            for name, t in ((label, with_it), ("without", without))
+        ),
+        f"\nMean with / without: {with_it['mean_ms'] / without['mean_ms']:.2f}.",
+    ]
 
 
 def tier_scores(texts: list[str]) -> list[tuple[float, float]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from mithril.benchmark.embedding import EmbeddingBenchmark, EngineResult, format_markdown
 
 
@@ -20,28 +22,29 @@ def test_the_report_shows_both_models_on_other_languages() -> None:
     assert "| onnxruntime int8 (English model) | 3.0 ms | 6.0 ms | 100 |" in markdown
 
 
-def test_the_report_shows_the_second_opinion_against_none() -> None:
+@pytest.mark.parametrize(
+    ("field", "label", "asked"),
+    [
+        ("second_opinion", "with the second opinion", "the head read 12 of the 400 texts"),
+        ("attack_encoder", "with the attack encoder", "fine-tuned encoder, alternating"),
+    ],
+)
+def test_the_report_shows_what_the_tiers_cost_with_and_without(
+    field: str, label: str, asked: str
+) -> None:
     report = EmbeddingBenchmark(400, 57.6, 64, 0)
-    assert "second opinion" not in format_markdown(report)
-    report.second_opinion = {
-        "with": {"mean_ms": 3.0, "p50_ms": 1.5, "p99_ms": 25.0},
-        "without": {"mean_ms": 2.5, "p50_ms": 1.4, "p99_ms": 9.0},
-    }
+    assert label not in format_markdown(report)
+    setattr(
+        report,
+        field,
+        {
+            "with": {"mean_ms": 3.0, "p50_ms": 1.5, "p99_ms": 25.0},
+            "without": {"mean_ms": 2.5, "p50_ms": 1.4, "p99_ms": 9.0},
+        },
+    )
     report.asked = 12
     markdown = format_markdown(report)
-    assert "the head read 12 of the 400 texts" in markdown
-    assert "| with the second opinion | 3.00 ms | 1.50 ms | 25.0 ms |" in markdown
+    assert asked in markdown
+    assert f"| {label} | 3.00 ms | 1.50 ms | 25.0 ms |" in markdown
     assert "| without | 2.50 ms | 1.40 ms | 9.0 ms |" in markdown
     assert "Mean with / without: 1.20." in markdown
-
-
-def test_the_report_shows_the_attack_encoder_against_none() -> None:
-    report = EmbeddingBenchmark(400, 57.6, 64, 0)
-    assert "attack encoder" not in format_markdown(report)
-    report.attack_encoder = {
-        "with": {"mean_ms": 6.0, "p50_ms": 3.0, "p99_ms": 40.0},
-        "without": {"mean_ms": 4.0, "p50_ms": 2.0, "p99_ms": 30.0},
-    }
-    markdown = format_markdown(report)
-    assert "| with the attack encoder | 6.00 ms | 3.00 ms | 40.0 ms |" in markdown
-    assert "Mean with / without: 1.50." in markdown
