@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -98,3 +101,24 @@ def test_the_services_networks_do_not_spin_between_runs(tiers: EmbeddingTiers) -
     assert tiers.classifier.tuned is not None
     assert not _spins(tiers.encoder) and not _spins(tiers.classifier.tuned.encoder)
     assert _spins(Encoder.load())  # an encoder alone keeps ONNX Runtime's default
+
+
+def test_the_tiers_products_run_on_one_blas_thread(
+    tiers: EmbeddingTiers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text's windows against the corpus is a small product: split across cores it waited
+    for the cores ONNX Runtime holds."""
+    from threadpoolctl import threadpool_info
+
+    seen: list[set[int]] = []
+    search = tiers.index.search
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        seen.append({lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"})
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(tiers.index, "search", recording)
+    tiers.score_sync(["What is the tallest mountain in Africa?"])
+    assert seen == [{1}]
+    outside = {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+    assert outside != {1} or os.cpu_count() == 1  # the limit ends with the call
