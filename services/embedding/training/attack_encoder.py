@@ -23,8 +23,10 @@ Rows are `train.samples`' (the same FIT / VALIDATION / HELD_OUT cut as the class
   for the other parts (`shipped_sharpening`). HELD_OUT rows are only scored, for the
   report. `--calibrate-only` keeps the fitted adapter and does only this step again.
 
-Needs the dev extras (torch via sentence-transformers, transformers, peft). About 30
-minutes on two cores (27 of them fitting, 1,082 steps), 3 with `--calibrate-only`.
+Needs the dev extras (torch via sentence-transformers, transformers, peft). About 45
+minutes on two idle cores (1,623 steps of fitting), 2 with `--calibrate-only`. Three epochs,
+not two: on VALIDATION the encoder alone then caught s-labs 91.8 against 82.5 % and BIPIA
+94.3 against 90.2 % of the attacks at its 1 % bound.
 """
 
 from __future__ import annotations
@@ -63,14 +65,14 @@ DROPOUT = 0.05
 TARGETS = r".*encoder\.layer\.\d+\..*(query|key|value|dense)"
 """Every linear layer of the six blocks (not the pooler, which mean pooling skips)."""
 LEARNING_RATE = 5e-4
-EPOCHS = 2
+EPOCHS = 3
 BATCH = 32
 WARMUP = 0.06
 TRAIN_TOKENS = 128
 CONTEXT_SLICES = 2
 SLICE_CHARS = 700
 """A BIPIA stretch: about 128 tokens of English prose."""
-VERSION = "minilm-lora16-2026.12"
+VERSION = "minilm-lora16-2026.12.2"
 FILE = "attack_encoder.npz"
 
 
