@@ -30,6 +30,12 @@ class Calibration:
         z = np.clip(self.slope * (np.asarray(raw, dtype=np.float64) - self.threshold), -50, 50)
         return np.asarray(1.0 / (1.0 + np.exp(-z)), dtype=np.float64)
 
+    def raw_at(self, probability: float) -> float:
+        """The raw score this calibration maps to `probability` (0 < probability < 1)."""
+        if not 0.0 < probability < 1.0:
+            raise ValueError(f"probability must be strictly between 0 and 1, got {probability}")
+        return self.threshold + float(np.log(probability / (1.0 - probability))) / self.slope
+
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
 

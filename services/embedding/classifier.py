@@ -50,6 +50,7 @@ class Classifier:
         ngrams: NgramModel | None = None,
         ngram_lines: bool = True,
         tuned: AttackEncoder | None = None,
+        ngram_line_probability: float = 0.5,
     ) -> None:
         if not layers or layers[-1][0].shape[1] != 1:
             raise ValueError("the classifier must end in a single logit")
@@ -58,7 +59,17 @@ class Classifier:
         self.meta = meta
         self.ngrams = ngrams
         self.ngram_lines = ngram_lines
+        self.ngram_line_probability = ngram_line_probability
         self.tuned = tuned
+
+    @property
+    def ngram_line_margin(self) -> float:
+        """How far above the n-gram part's threshold a line read alone must score to flag:
+        its raw score minus this counts against the threshold (0 when lines flag at 0.5)."""
+        if self.ngrams is None or self.ngram_line_probability == 0.5:
+            return 0.0
+        calibration = self.ngrams.calibration
+        return calibration.raw_at(self.ngram_line_probability) - calibration.threshold
 
     @property
     def version(self) -> str:
@@ -73,14 +84,20 @@ class Classifier:
 
     @classmethod
     def from_files(
-        cls, path: Path, ngram_path: Path | None, ngram_lines: bool = True
+        cls,
+        path: Path,
+        ngram_path: Path | None,
+        ngram_lines: bool = True,
+        ngram_line_probability: float = 0.5,
     ) -> Classifier:
         """The network at `path` and, if given, the n-gram model at `ngram_path` (reading
-        lines too unless `ngram_lines` is False)."""
+        lines too unless `ngram_lines` is False, a line flagging from
+        `ngram_line_probability`)."""
         network = cls.from_file(path)
         if ngram_path is not None:
             network.ngrams = NgramModel.from_file(ngram_path)
         network.ngram_lines = ngram_lines
+        network.ngram_line_probability = ngram_line_probability
         return network
 
     @classmethod
@@ -115,7 +132,9 @@ class Classifier:
         ngram_raws: list[float | None] = [None] * len(texts)
         tuned_raws: list[float | None] = [None] * len(texts)
         if self.ngrams is not None:
-            found = ngram_raws_of(self.ngrams, windows, texts, self.ngram_lines)
+            found = ngram_raws_of(
+                self.ngrams, windows, texts, self.ngram_lines, self.ngram_line_margin
+            )
             probabilities = np.maximum(probabilities, self.ngrams.calibration.probability(found))
             ngram_raws = [float(raw) for raw in found]
         if self.tuned is not None:
@@ -131,10 +150,16 @@ class Classifier:
 
 
 def ngram_raws_of(
-    ngrams: NgramModel, windows: Windows, texts: list[str], lines: bool = True
+    ngrams: NgramModel,
+    windows: Windows,
+    texts: list[str],
+    lines: bool = True,
+    line_margin: float = 0.0,
 ) -> np.ndarray:
     """The n-gram model's highest logit over each text's windows and, with `lines`, its runs
-    of whole lines (`runs.line_runs`)."""
+    of whole lines (`runs.line_runs`), each less `line_margin`: a line of a few words has
+    few n-grams, and one sentence of an answer addressed to its reader ('just replace `var`
+    with your variable name') reads more like an instruction than the answer does."""
     raws = windows.max_per_text(ngrams.logits(window_texts(windows, texts)), len(texts))
     if not lines:
         return raws
@@ -145,7 +170,8 @@ def ngram_raws_of(
         pieces += found
         owners += [owner] * len(found)
     if pieces:
-        np.maximum.at(raws, np.asarray(owners, dtype=np.int64), ngrams.logits(pieces))
+        lined = ngrams.logits(pieces) - line_margin
+        np.maximum.at(raws, np.asarray(owners, dtype=np.int64), lined)
     return raws
 
 

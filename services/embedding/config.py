@@ -17,6 +17,9 @@ BUNDLED_NGRAM_CLASSIFIER = DATA_DIR / "ngram_classifier.npz"
 BUNDLED_SIMILARITY_CALIBRATION = DATA_DIR / "similarity_calibration.json"
 BUNDLED_MULTILINGUAL = DATA_DIR / "multilingual.npz"
 BUNDLED_ATTACK_ENCODER = DATA_DIR / "attack_encoder.npz"
+NGRAM_LINE_PROBABILITY = 0.8
+"""The lowest of `training/lines.py`'s candidates at which no clean DEV context's line
+flags (its report: data/line_threshold_report.md)."""
 
 
 def _default_cache_dir() -> Path:
@@ -101,6 +104,14 @@ class EmbeddingSettings(ServiceSettings):
         True,
         description="The n-gram part also reads each run of whole lines of a text of several"
         " (an instruction planted on one line of a document); about 0.1 ms per line.",
+    )
+    ngram_line_probability: float = Field(
+        NGRAM_LINE_PROBABILITY,
+        ge=0.5,
+        lt=1.0,
+        description="The n-gram part's probability a line read alone must reach to count as"
+        " its reading of the text (0.5: the same as a window). Chosen on the clean DEV"
+        " contexts by services/embedding/training/lines.py.",
     )
     ngram_classifier_file: Path = Field(
         BUNDLED_NGRAM_CLASSIFIER,

@@ -302,6 +302,7 @@ def load_classifier(settings: EmbeddingSettings) -> Classifier:
         settings.classifier_file,
         settings.ngram_classifier_file if settings.ngram_features else None,
         settings.ngram_lines,
+        settings.ngram_line_probability,
     )
     if settings.attack_encoder:
         classifier.tuned = AttackEncoder.load(

@@ -11,6 +11,7 @@ from mithril.services.embedding.classifier import Classifier
 from mithril.services.embedding.config import (
     BUNDLED_CLASSIFIER,
     BUNDLED_NGRAM_CLASSIFIER,
+    NGRAM_LINE_PROBABILITY,
     EmbeddingSettings,
 )
 
@@ -170,3 +171,58 @@ def test_lines_raise_the_ngram_score_and_never_lower_it(tiers: EmbeddingTiers) -
     assert with_lines[1] > without[1]  # the planted line, read alone
     assert with_lines[2] == without[2]  # one line: its window already read it whole
     assert with_lines[1] == pytest.approx(ngrams.logits([PLANTED_LINE + "\n\n"])[0])
+
+
+REPLY_TO_READER = "As your error message says, just replace `var` with your variable name"
+"""A sentence of a code answer addressed to its reader: alone on its line, the n-gram part
+reads it as an instruction (about 0.75)."""
+
+
+def _code_answer(line: str) -> str:
+    return (
+        "You can keep the loop as it is; the problem is only the name you gave the"
+        f" accumulator.\n\n{line}\n\n```python\nfor item in items:\n    total += item.price\n```"
+        "\n\nAfter that the function returns the sum you expect, and the test passes again."
+    )
+
+
+def test_a_line_read_alone_counts_from_the_line_probability(tiers: EmbeddingTiers) -> None:
+    """At the windows' 0.5 the reply to the reader flags the whole answer; from the shipped
+    line probability it does not, and an instruction planted on the same line still does."""
+    texts = [_code_answer(REPLY_TO_READER), _code_answer(PLANTED_LINE)]
+    windows = tiers.encoder.encode_windows(texts, 8)
+
+    def classified(line_probability: float) -> list[float]:
+        part = Classifier.from_files(
+            BUNDLED_CLASSIFIER, BUNDLED_NGRAM_CLASSIFIER, True, line_probability
+        )
+        return [r.probability for r in part.classify(windows, texts)]
+
+    reply_at_half, planted_at_half = classified(0.5)
+    reply, planted = classified(NGRAM_LINE_PROBABILITY)
+    assert reply_at_half >= 0.5 > reply
+    assert planted_at_half >= 0.5 and planted >= 0.5
+    assert tiers.classifier.ngram_line_probability == NGRAM_LINE_PROBABILITY
+
+
+def test_the_line_margin_is_the_raw_distance_to_the_line_probability(
+    tiers: EmbeddingTiers,
+) -> None:
+    ngrams = tiers.classifier.ngrams
+    assert ngrams is not None
+    margin = tiers.classifier.ngram_line_margin
+    assert margin > 0
+    line_threshold = ngrams.calibration.threshold + margin
+    assert ngrams.calibration.probability(np.array([line_threshold]))[0] == pytest.approx(
+        NGRAM_LINE_PROBABILITY
+    )
+    at_half = Classifier.from_files(BUNDLED_CLASSIFIER, BUNDLED_NGRAM_CLASSIFIER, True, 0.5)
+    assert at_half.ngram_line_margin == 0.0
+
+
+@pytest.mark.parametrize("probability", [0.4, 1.0])
+def test_a_line_probability_below_the_windows_or_of_certainty_is_refused(
+    probability: float,
+) -> None:
+    with pytest.raises(ValueError, match="ngram_line_probability"):
+        EmbeddingSettings(ngram_line_probability=probability)
