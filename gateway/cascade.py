@@ -23,13 +23,11 @@ from typing import Protocol
 
 from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
-from mithril.gateway.decision import Policy, score_findings
+from mithril.gateway.decision import FACT_CATEGORIES, Policy, score_findings
 from mithril.gateway.detectors import Analysis
 
 LEARNED = frozenset({"embedding", "classifier"})
 JUDGE = "judge"
-FACT_CATEGORIES = frozenset({"credential", "pii"})
-"""Findings the judge never overrules."""
 
 
 class LearnedTiers(Protocol):
@@ -81,6 +79,7 @@ async def escalate(
         label = verdict.rule_id.removeprefix("judge.") if verdict else "unavailable"
         metrics.JUDGE_CALLS.labels(label).inc()
         if verdict is not None:
+            # The judge reads whether a text is an attack; what it carries stands.
             findings = [f if f.category in FACT_CATEGORIES else overruled(f) for f in findings]
             findings.append(verdict)
     return Analysis(tuple(findings), tuple(unavailable))

@@ -109,17 +109,30 @@ class Decision:
         )
 
 
+FACT_CATEGORIES = frozenset({"credential", "pii"})
+"""What a text carries rather than what it tries: evidence that it must not pass in clear,
+not that it is an attack."""
+
+
 def score_findings(findings: Iterable[Finding]) -> float:
-    """Noisy-OR across categories of the strongest finding in each.
+    """The stronger of two scores, the attack evidence's and the facts' (credentials, PII),
+    each a noisy-OR across categories of the strongest finding in each.
 
     Distinct categories (a jailbreak persona and a role-hijack token, say) are independent
     evidence and reinforce each other; repeats within one category (ten email addresses)
-    are not, so they count once at their strongest.
+    are not, so they count once at their strongest. Facts and attack evidence answer
+    different questions and do not add up: an e-mail address in a retrieved email says
+    nothing of an instruction hidden in it (added to a classifier's 0.45, it flagged clean
+    emails).
     """
-    strongest: dict[str, float] = {}
+    attack: dict[str, float] = {}
+    facts: dict[str, float] = {}
     for finding in findings:
+        strongest = facts if finding.category in FACT_CATEGORIES else attack
         strongest[finding.category] = max(strongest.get(finding.category, 0.0), finding.confidence)
-    return combine_confidences(tuple(strongest.values()))
+    return max(
+        combine_confidences(tuple(attack.values())), combine_confidences(tuple(facts.values()))
+    )
 
 
 def order_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:

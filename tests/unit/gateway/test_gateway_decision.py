@@ -22,6 +22,20 @@ def test_distinct_categories_reinforce() -> None:
     assert score == pytest.approx(1 - 0.6 * 0.6)
 
 
+def test_facts_do_not_add_to_attack_evidence() -> None:
+    """An e-mail address beside a learned score just under the threshold: a clean
+    retrieved email the classifier half-suspects is not flagged for its address."""
+    findings = [finding("pii", 0.3, "secrets.email"), finding("learned", 0.45)]
+    assert score_findings(findings) == pytest.approx(0.45)
+    assert not decide(findings, Policy(Mode.BLOCK, 0.5)).flagged
+    assert score_findings([finding("pii", 0.6), finding("learned", 0.45)]) == pytest.approx(0.6)
+
+
+def test_facts_reinforce_each_other() -> None:
+    score = score_findings([finding("credential", 0.4), finding("pii", 0.4)])
+    assert score == pytest.approx(1 - 0.6 * 0.6)
+
+
 @pytest.mark.parametrize(
     ("mode", "confidence", "action", "flagged"),
     [
