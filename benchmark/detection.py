@@ -9,6 +9,9 @@ Sources (under `datasets_dir`, see its README.md):
   sha256(text) % 5 == 0, DEV otherwise. Misses by jbb `method` (the attack technique: GCG,
   PAIR, ...) and giskard `group`. gptfuzz templates carry `[INSERT PROMPT HERE]`; it is replaced
   by the neutral, harmless question in `GPTFUZZ_PLACEHOLDER` (the split uses the template text).
+- benign/python-docs (only with `documentation=True`, as `mithril bench detection` asks):
+  docstrings of this Python's standard library (`python_docs.py`), benign, held out by
+  sha256(text) % 5 == 0 like the sources without a split, scanned as `Origin.RETRIEVAL`.
 - indirect/bipia: attack strings (`text_attack_*` for email and table contexts, `code_attack_*`
   for code contexts) are embedded into the benign contexts the way BIPIA does it: at the start,
   in the middle (at a line or sentence boundary) or at the end of the context, position chosen
@@ -43,6 +46,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mithril.benchmark import python_docs
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.translated import run_in_documents, run_translated
 from mithril.domain import Finding, Origin
@@ -385,8 +389,19 @@ def _bipia(folder: Path) -> list[Row]:
     return rows
 
 
-def load_sources(datasets_dir: Path) -> dict[str, list[Row]]:
-    """Every labelled source present under `datasets_dir`, as rows with a split."""
+BIPIA = "indirect/bipia"
+
+
+def _python_docs() -> list[Row]:
+    return [
+        Row(text, 0, HELD_OUT if held_out(text) else DEV, kind, Origin.RETRIEVAL)
+        for kind, text in python_docs.docstrings()
+    ]
+
+
+def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, list[Row]]:
+    """Every labelled source present under `datasets_dir`, as rows with a split, and with
+    `documentation` the standard library's docstrings (`python_docs.SOURCE`)."""
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
@@ -411,6 +426,8 @@ def load_sources(datasets_dir: Path) -> dict[str, list[Row]]:
         path = paths.get(name, d / f"{name}.jsonl")
         if path.exists():
             sources[name] = loader()
+    if documentation:
+        sources[python_docs.SOURCE] = _python_docs()
     return sources
 
 
@@ -428,10 +445,14 @@ def default_decide(threshold: float = DEFAULT_THRESHOLD) -> Decide:
 
 
 def run_detection(
-    datasets_dir: Path, decide: Decide | None = None, tiers: TierVerdicts | None = None
+    datasets_dir: Path,
+    decide: Decide | None = None,
+    tiers: TierVerdicts | None = None,
+    documentation: bool = False,
 ) -> DetectionReport:
-    """Score every labelled source under `datasets_dir`; see the module docstring. With
-    `tiers`, held-out rows also get a per-tier table (`DetectionReport.tiers`)."""
+    """Score every labelled source under `datasets_dir` (and with `documentation` the
+    standard library's docstrings); see the module docstring. With `tiers`, held-out rows
+    also get a per-tier table (`DetectionReport.tiers`)."""
     started = time.perf_counter()
     threshold = DEFAULT_THRESHOLD if decide is None else None
     decide = decide or default_decide()
@@ -440,7 +461,7 @@ def run_detection(
     caught: list[str] = []  # held-out prompts as the cascade decided them, for the variants
     passed: list[str] = []
     documents: list[str] = []  # clean held-out BIPIA contexts, to plant translated prompts in
-    for source, rows in load_sources(Path(datasets_dir)).items():
+    for source, rows in load_sources(Path(datasets_dir), documentation).items():
         by_split = {DEV: SplitResult(source, DEV), HELD_OUT: SplitResult(source, HELD_OUT)}
         misses: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
         totals: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
@@ -454,7 +475,7 @@ def run_detection(
             flagged, _, findings = decide(row.text, row.origin)
             if row.split == HELD_OUT and row.origin == Origin.USER and row.label == flagged:
                 (caught if flagged else passed).append(row.text)
-            if row.split == HELD_OUT and row.origin == Origin.RETRIEVAL and not row.label:
+            if row.split == HELD_OUT and source == BIPIA and not row.label:
                 documents.append(row.text)
             if tiers is not None and row.split == HELD_OUT:
                 verdicts = tuple(tiers(row.text, row.origin, findings))
@@ -511,6 +532,10 @@ def run_detection(
         f"BIPIA: each context embeds {BIPIA_ATTACKS_PER_CONTEXT} attacks (start/middle/end) "
         "and is also kept clean as a benign row; scanned as Origin.RETRIEVAL.",
         "jbb-artifacts misses are broken down by attack method (GCG, PAIR, DSN, ...).",
+        f"{python_docs.SOURCE} (when measured): docstrings of at least"
+        f" {python_docs.MIN_CHARS} characters (the first {python_docs.MAX_CHARS}) of this"
+        " Python's standard library outside its test, demo and GUI packages (PSF License),"
+        " benign, scanned as Origin.RETRIEVAL; held out as the sources without a split.",
         f"contested = benign rows whose first {OPENING_CHARS} characters (whitespace collapsed,"
         " case folded) open an attack row of the same source: the source labels that template"
         " both ways. They count in FPR; 'FPR uncontested' leaves them out.",

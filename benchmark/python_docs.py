@@ -1,0 +1,57 @@
+"""Clean technical documentation as retrieved content: this Python's standard library
+docstrings.
+
+No labelled source here is documentation, yet retrieval over docs (READMEs, API references,
+how-tos) is what many RAG deployments do, and documentation is written in the imperative to
+its reader ("Call close() when done", "Use the following"). Every docstring of at least
+`MIN_CHARS` characters of a module, class or function in the standard library (outside its
+test, demo and GUI packages), cut to its first `MAX_CHARS`, is a benign row, scanned as
+`Origin.RETRIEVAL`. The texts come with the interpreter (PSF License), so nothing is
+fetched and the rows are the same for every install of one Python version.
+"""
+
+from __future__ import annotations
+
+import ast
+import sysconfig
+from collections.abc import Iterator
+from pathlib import Path
+
+SOURCE = "benign/python-docs"
+MIN_CHARS = 400
+MAX_CHARS = 1500
+SKIPPED_PACKAGES = frozenset(
+    {"test", "tests", "idlelib", "lib2to3", "tkinter", "turtledemo", "site-packages"}
+)
+"""Tests (strings written to provoke parsers), GUI and demo code, and installed packages."""
+
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def standard_library() -> Path:
+    return Path(sysconfig.get_paths()["stdlib"])
+
+
+def docstrings(library: Path | None = None) -> Iterator[tuple[str, str]]:
+    """(kind, text) of every long enough docstring, in a stable order: files by path, each
+    file's nodes as `ast.walk` meets them; a text seen before is skipped."""
+    library = library or standard_library()
+    seen: set[str] = set()
+    for path in sorted(library.rglob("*.py")):
+        if SKIPPED_PACKAGES & set(path.relative_to(library).parts[:-1]):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, ValueError):
+            continue  # a file of another Python's grammar, or not UTF-8
+        for node in ast.walk(tree):
+            if not isinstance(node, _DOCUMENTED):
+                continue
+            text = ast.get_docstring(node)
+            if text is None or len(text) < MIN_CHARS:
+                continue
+            text = text[:MAX_CHARS]
+            if text in seen:
+                continue
+            seen.add(text)
+            yield type(node).__name__.removesuffix("Def").lower(), text
