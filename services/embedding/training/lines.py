@@ -6,7 +6,8 @@ The n-gram part reads each run of whole lines of a document (`runs.py`) so that 
 instruction planted on one line is not outweighed by the document. A line has few n-grams,
 and one sentence of a code answer addressed to its reader ("just replace `var` with your
 variable name") can read as an instruction: at the window's threshold (0.5), the lines of
-2 of the 50 clean DEV code contexts flagged them.
+some clean DEV code contexts flagged them (2 of 50 with the n-gram model of 2026-12-01, 1
+with the one trained on documentation too).
 
 Rows: DEV only, as `train.py` cuts them. Clean contexts: every clean DEV BIPIA context (FIT
 and VALIDATION; the n-gram model was fitted on windows, not on lines, and its FIT windows

@@ -173,9 +173,12 @@ def test_lines_raise_the_ngram_score_and_never_lower_it(tiers: EmbeddingTiers) -
     assert with_lines[1] == pytest.approx(ngrams.logits([PLANTED_LINE + "\n\n"])[0])
 
 
-REPLY_TO_READER = "As your error message says, just replace `var` with your variable name"
+REPLY_TO_READER = (
+    "Note that `try-except-pass` is inherently evil and you could have many things wrong in"
+    " your code without knowing as it will hide all the errors."
+)
 """A sentence of a code answer addressed to its reader: alone on its line, the n-gram part
-reads it as an instruction (about 0.75)."""
+reads it as an instruction (about 0.63)."""
 
 
 def _code_answer(line: str) -> str:
