@@ -361,6 +361,9 @@ def insert_into(context: str, attack: str, key: str) -> str:
     return f"{context[:cut]}\n{attack}\n{context[cut:].lstrip()}"
 
 
+BIPIA = "indirect/bipia"
+
+
 def _bipia(folder: Path) -> list[Row]:
     rows: list[Row] = []
     for part, split in (("train", DEV), ("test", HELD_OUT)):
@@ -389,9 +392,6 @@ def _bipia(folder: Path) -> list[Row]:
     return rows
 
 
-BIPIA = "indirect/bipia"
-
-
 def _python_docs() -> list[Row]:
     return [
         Row(text, 0, HELD_OUT if held_out(text) else DEV, kind, Origin.RETRIEVAL)
@@ -416,11 +416,9 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
         "benign/mt-vicuna-bench": lambda: _hashed_split(
             d / "benign/mt-vicuna-bench.jsonl", "category"
         ),
-        "indirect/bipia": lambda: _bipia(d / "indirect/bipia"),
+        BIPIA: lambda: _bipia(d / BIPIA),
     }
-    paths = {
-        "indirect/bipia": d / "indirect/bipia",
-    }
+    paths = {BIPIA: d / BIPIA}
     sources: dict[str, list[Row]] = {}
     for name, loader in loaders.items():
         path = paths.get(name, d / f"{name}.jsonl")

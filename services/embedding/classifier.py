@@ -66,7 +66,7 @@ class Classifier:
     def ngram_line_margin(self) -> float:
         """How far above the n-gram part's threshold a line read alone must score to flag:
         its raw score minus this counts against the threshold (0 when lines flag at 0.5)."""
-        if self.ngrams is None or self.ngram_line_probability == 0.5:
+        if self.ngrams is None:
             return 0.0
         calibration = self.ngrams.calibration
         return calibration.raw_at(self.ngram_line_probability) - calibration.threshold

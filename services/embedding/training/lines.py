@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 
-from mithril.benchmark.detection import HELD_OUT, insert_into
+from mithril.benchmark.detection import BIPIA, HELD_OUT, insert_into
 from mithril.services.embedding.config import BUNDLED_NGRAM_CLASSIFIER, DATA_DIR
 from mithril.services.embedding.ngrams import NgramModel
 from mithril.services.embedding.runs import line_runs
@@ -61,23 +61,15 @@ def choose(clean_highest: Sequence[float], candidates: Sequence[float] = CANDIDA
 
 def planted_texts(rows: list[Sample]) -> list[str]:
     """VALIDATION prompt attacks, each planted in a VALIDATION clean context."""
-    contexts = [
-        s.view
+    contexts = [s.view for s in rows if s.source == BIPIA and s.label == 0 and s.part == VALIDATION]
+    keyed = sorted(
+        (hashlib.sha256(s.view.encode("utf-8")).hexdigest(), s.view)
         for s in rows
-        if s.source == "indirect/bipia" and s.label == 0 and s.part == VALIDATION
-    ]
-    attacks = sorted(
-        (
-            s.view
-            for s in rows
-            if s.source in PROMPT_SOURCES and s.label == 1 and s.part == VALIDATION
-        ),
-        key=lambda text: hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        if s.source in PROMPT_SOURCES and s.label == 1 and s.part == VALIDATION
     )[:PLANTED]
-    keys = [hashlib.sha256(attack.encode("utf-8")).hexdigest() for attack in attacks]
     return [
         insert_into(contexts[i % len(contexts)], attack, key)
-        for i, (attack, key) in enumerate(zip(attacks, keys, strict=True))
+        for i, (key, attack) in enumerate(keyed)
     ]
 
 
@@ -117,7 +109,7 @@ def main() -> None:
     rows = [s for s in samples(args.datasets) if s.part != HELD_OUT]
     clean: dict[str, list[float]] = defaultdict(list)
     for s in rows:
-        if s.source == "indirect/bipia" and s.label == 0:
+        if s.source == BIPIA and s.label == 0:
             task = (s.category or "-").split(":")[0]
             clean[task].append(highest_line_probability(model, s.view))
     planted = [highest_line_probability(model, as_read(text)) for text in planted_texts(rows)]
