@@ -12,6 +12,11 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/python-docs (only with `documentation=True`, as `mithril bench detection` asks):
   docstrings of this Python's standard library (`python_docs.py`), benign, held out by
   sha256(text) % 5 == 0 like the sources without a split, scanned as `Origin.RETRIEVAL`.
+- pii/presidio-synth.json (source `benign/presidio-synth`): presidio-research's synthetic
+  sentences filled with personal data (names, addresses, card numbers, ...), benign. A row is
+  HELD-OUT when its template is (sha256(template id) % 5 == 0), so a held-out sentence's
+  wording was never seen filled otherwise. Its personal data is found by design: a row
+  counts as flagged when its attack evidence alone reaches the threshold.
 - indirect/bipia: attack strings (`text_attack_*` for email and table contexts, `code_attack_*`
   for code contexts) are embedded into the benign contexts the way BIPIA does it: at the start,
   in the middle (at a line or sentence boundary) or at the end of the context, position chosen
@@ -50,6 +55,7 @@ from mithril.benchmark import python_docs
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.translated import run_in_documents, run_translated
 from mithril.domain import Finding, Origin
+from mithril.gateway.decision import FACT_CATEGORIES, score_findings
 
 if TYPE_CHECKING:
     from mithril.gateway.firewall import Firewall
@@ -78,6 +84,11 @@ class Row:
     contested: bool = False
     """A benign row whose opening the same source also labels as an attack (see
     `mark_contested`)."""
+    group: str = ""
+    """Rows of one group (one template's fillings) share a split; empty: the row alone."""
+    carries_facts: bool = False
+    """The row holds personal data by construction: what is counted is whether it reads as
+    an attack (`attack_score`), not whether its data was found (which it should be)."""
 
 
 @dataclass(slots=True)
@@ -362,6 +373,7 @@ def insert_into(context: str, attack: str, key: str) -> str:
 
 
 BIPIA = "indirect/bipia"
+PRESIDIO, PRESIDIO_FILE = "benign/presidio-synth", "pii/presidio-synth.json"
 
 
 def _bipia(folder: Path) -> list[Row]:
@@ -392,6 +404,16 @@ def _bipia(folder: Path) -> list[Row]:
     return rows
 
 
+def _presidio(path: Path) -> list[Row]:
+    rows = []
+    for item in json.loads(path.read_text(encoding="utf-8")):
+        template = f"presidio-template:{item.get('template_id', item['full_text'])}"
+        kinds = "+".join(sorted({span["entity_type"].lower() for span in item.get("spans", [])}))
+        split = HELD_OUT if held_out(template) else DEV
+        rows.append(Row(item["full_text"], 0, split, kinds, group=template, carries_facts=True))
+    return rows
+
+
 def _python_docs() -> list[Row]:
     return [
         Row(text, 0, HELD_OUT if held_out(text) else DEV, kind, Origin.RETRIEVAL)
@@ -417,8 +439,9 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
             d / "benign/mt-vicuna-bench.jsonl", "category"
         ),
         BIPIA: lambda: _bipia(d / BIPIA),
+        PRESIDIO: lambda: _presidio(d / PRESIDIO_FILE),
     }
-    paths = {BIPIA: d / BIPIA}
+    paths = {BIPIA: d / BIPIA, PRESIDIO: d / PRESIDIO_FILE}
     sources: dict[str, list[Row]] = {}
     for name, loader in loaders.items():
         path = paths.get(name, d / f"{name}.jsonl")
@@ -471,7 +494,12 @@ def run_detection(
         for row in rows:
             result = by_split[row.split]
             flagged, _, findings = decide(row.text, row.origin)
-            if row.split == HELD_OUT and row.origin == Origin.USER and row.label == flagged:
+            if row.carries_facts:
+                # Its personal data is found by design; whether the text reads as an
+                # attack is what this row measures.
+                findings = [f for f in findings if f.category not in FACT_CATEGORIES]
+                flagged = score_findings(findings) >= (threshold or DEFAULT_THRESHOLD)
+            elif row.split == HELD_OUT and row.origin == Origin.USER and row.label == flagged:
                 (caught if flagged else passed).append(row.text)
             if row.split == HELD_OUT and source == BIPIA and not row.label:
                 documents.append(row.text)

@@ -8,11 +8,12 @@ Rows are `train.samples`' (the same FIT / VALIDATION / HELD_OUT cut as the class
   query, key, value and dense layers of every block) and a linear head on its
   L2-normalised mean-pooled vector; both are fitted on FIT rows for EPOCHS epochs
   (AdamW, linear warm-up and decay, seed SEED, texts cut at TRAIN_TOKENS tokens).
-- What it reads: a prompt as the learned tiers read it (`as_read`); of a BIPIA context,
-  CONTEXT_SLICES random stretches of the clean context (benign), and of each attacked
-  copy one stretch around the planted attack (attack), so that windows of documents
-  are seen on both sides. Rows are weighted as `train.py` weighs them: 1/sqrt of their
-  source's count, then each class to half the weight.
+- What it reads: a prompt as the learned tiers read it (`as_read`); of clean retrieved
+  content (a BIPIA context, a docstring), CONTEXT_SLICES random stretches (benign), and
+  of each attacked BIPIA copy one stretch around the planted attack (attack), so that
+  windows of documents are seen on both sides, not only their openings. Rows are
+  weighted as `train.py` weighs them: 1/sqrt of their source's count, then each class to
+  half the weight.
 - The factors (float16) and the head are written to `attack_encoder.npz`; the int8
   network is derived from them exactly as the service derives it
   (`network.derived_model(adapter=...)`), and VALIDATION and HELD_OUT rows are scored
@@ -27,8 +28,9 @@ Needs the dev extras (torch via sentence-transformers, transformers, peft). Abou
 minutes on two idle cores (1,623 steps of fitting), 2 with `--calibrate-only`. Three epochs,
 not two: on VALIDATION the encoder alone then caught s-labs 91.8 against 82.5 % and BIPIA
 94.3 against 90.2 % of the attacks at its 1 % bound. The shipped adapter was fitted before
-the standard library's docstrings joined the rows: its threshold was chosen again with
-them (`--calibrate-only`, 3.181 -> 3.439; s-labs 91.8 -> 84.5 % alone), and fitting it on
+the standard library's docstrings joined the rows (and before clean documentation was
+read in stretches, as BIPIA's contexts are): its threshold was chosen again with them
+(`--calibrate-only`, 3.181 -> 3.439; s-labs 91.8 -> 84.5 % alone), and fitting it on
 them is still to do.
 """
 
@@ -47,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from mithril.domain import Origin
 from mithril.services.embedding.attack_encoder import AttackEncoder
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.config import DATA_DIR
@@ -94,15 +97,17 @@ def training_pieces(rows: list[Sample], seed: int = SEED) -> list[tuple[str, int
     for row in rows:
         if row.part != FIT:
             continue
-        if row.source != "indirect/bipia":
+        if row.label == 0 and row.origin is Origin.RETRIEVAL:
+            # Clean retrieved content (BIPIA's contexts, documentation): read at run time
+            # window by window, so fitted on stretches of it, not only on its opening.
+            for _ in range(CONTEXT_SLICES):
+                start = rng.randint(0, max(0, len(row.view) - SLICE_CHARS))
+                pieces.append((stretch(row.view, start, start, rng), 0, row.source))
+        elif row.source != "indirect/bipia":
             pieces.append((row.view, row.label, row.source))
         elif row.label == 1 and row.attack_span is not None:
             start, end = row.attack_span
             pieces.append((stretch(row.view, start, end, rng), 1, row.source))
-        elif row.label == 0:
-            for _ in range(CONTEXT_SLICES):
-                start = rng.randint(0, max(0, len(row.view) - SLICE_CHARS))
-                pieces.append((stretch(row.view, start, start, rng), 0, row.source))
     return pieces
 
 

@@ -7,10 +7,13 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
 - DEV rows only are used here: s-labs and neuralchemy `split == "train"`; jbb-artifacts,
   gptfuzz-templates, giskard, mt-vicuna-bench and python-docs (the standard library's
   docstrings, `benchmark/python_docs.py`) rows that `held_out()` does not hold out; BIPIA
-  contexts from its train files with train attack strings embedded.
+  contexts from its train files with train attack strings embedded. presidio-synth's
+  sentences with personal data (benign, split by template) are read only when asked
+  (`samples(personal_data=True)`): the shipped parts were not fitted on them yet.
 - DEV is cut again, deterministically: a row is VALIDATION when
-  sha256(VALIDATION_SALT + group) % 5 == 0 (group = the text, or for BIPIA the clean
-  context, so a context and its attacked copies stay together), FIT otherwise.
+  sha256(VALIDATION_SALT + group) % 5 == 0 (group = the text; for BIPIA the clean
+  context, so a context and its attacked copies stay together; for presidio the
+  template, so its fillings do), FIT otherwise.
 - Every text is read as the learned tiers read it at run time (`as_read`, see
   `services/scanner/readable.py`: obfuscation undone), in the corpus index too; the rules'
   scores use the text as written.
@@ -47,7 +50,13 @@ from typing import Any
 
 import numpy as np
 
-from mithril.benchmark.detection import GPTFUZZ_PLACEHOLDER, HELD_OUT, held_out, load_sources
+from mithril.benchmark.detection import (
+    GPTFUZZ_PLACEHOLDER,
+    HELD_OUT,
+    PRESIDIO,
+    held_out,
+    load_sources,
+)
 from mithril.domain import Origin
 from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.calibration import Calibration
@@ -144,14 +153,19 @@ def _attack_span(context: str, text: str) -> tuple[int, int]:
     return prefix, len(text) - suffix
 
 
-def samples(datasets: Path) -> list[Sample]:
+def samples(datasets: Path, personal_data: bool = False) -> list[Sample]:
+    """Every row of `load_sources`, cut into FIT / VALIDATION / HELD_OUT; presidio's
+    sentences with personal data only with `personal_data` (the shipped parts were not
+    fitted on them: `training/validation.py` measures them)."""
     out: list[Sample] = []
     # With the standard library's docstrings: clean documentation, which the tiers had
     # never been shown and flagged one in six of.
     for source, rows in load_sources(datasets, documentation=True).items():
+        if source == PRESIDIO and not personal_data:
+            continue
         context = context_view = ""
         for row in rows:
-            group = row.text
+            group = row.group or row.text
             view = as_read(row.text)
             span = None
             if source == "indirect/bipia":

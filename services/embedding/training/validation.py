@@ -1,0 +1,123 @@
+"""The whole cascade on the VALIDATION rows: what a change to the tiers is decided on.
+
+    .venv/bin/python -m mithril.services.embedding.training.validation [--out FILE]
+
+Every VALIDATION row of `train.samples` (DEV rows no part was fitted on; HELD_OUT rows are
+never read here) goes through the in-process cascade as `mithril scan` runs it: rules,
+secrets, similarity, the classifier with its parts, the multilingual tier; no judge. The
+attack corpus is the shipped one without the VALIDATION rows' own texts, or the similarity
+tier would find each VALIDATION attack in it. Everything else comes from the environment
+as in the gateway, so a candidate is measured by pointing a setting at it, e.g.
+`MITHRIL_EMBEDDING_ATTACK_ENCODER_FILE=/tmp/candidate/attack_encoder.npz`.
+
+BIPIA's VALIDATION contexts carry attacks drawn from the same training attack texts as its
+FIT contexts (the corpus holds them too), so its TPR here reads high; its FPR, over clean
+contexts no part was fitted on, is the figure to watch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from mithril.benchmark.detection import PRESIDIO
+from mithril.services.embedding.config import BUNDLED_CORPUS
+from mithril.services.embedding.training.train import VALIDATION, Sample, rates, samples
+
+
+def folded(text: str) -> str:
+    """The key the corpus builder dedupes by: case and whitespace folded."""
+    return " ".join(text.lower().split())
+
+
+def corpus_without(corpus: Path, rows: list[Sample]) -> tuple[list[str], int]:
+    """The corpus file's lines, less those whose text is one of `rows`' texts; and how
+    many were left out."""
+    texts = {folded(row.text) for row in rows}
+    kept: list[str] = []
+    dropped = 0
+    for line in corpus.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        if folded(json.loads(line)["text"]) in texts:
+            dropped += 1
+        else:
+            kept.append(line)
+    return kept, dropped
+
+
+def table(rows: list[Sample], flagged: np.ndarray) -> list[str]:
+    """TPR / FPR of each source, with its attack and benign counts."""
+    by_source: dict[str, list[int]] = defaultdict(list)
+    for index, row in enumerate(rows):
+        by_source[row.source].append(index)
+    lines = ["| VALIDATION source | attacks / benign | TPR / FPR |", "|---|---|---|"]
+    labels = np.array([row.label for row in rows])
+    for source in sorted(by_source):
+        chosen = np.array(by_source[source])
+        counted = rates(flagged[chosen], labels[chosen])
+        cells = [
+            f"{rate:.1%}" if rate is not None else "-" for rate in (counted["tpr"], counted["fpr"])
+        ]
+        counts = f"{counted['attacks']} / {counted['benign']}"
+        lines.append(f"| {source} | {counts} | {cells[0]} / {cells[1]} |")
+    return lines
+
+
+def flag_all(rows: list[Sample]) -> np.ndarray:
+    """Each row's verdict from the in-process cascade (built from the environment); of
+    presidio's sentences, whose personal data is found by design, the attack evidence's
+    verdict, as the detection benchmark counts them."""
+    from mithril.cli.pipeline import LocalPipeline
+    from mithril.gateway.cascade import attack_score
+
+    firewall = LocalPipeline().firewall
+    loop = asyncio.new_event_loop()
+    flagged = []
+    try:
+        for row in rows:
+            decision = loop.run_until_complete(firewall.scan(row.text, row.origin))
+            if row.source == PRESIDIO:
+                flagged.append(attack_score(decision.findings) >= decision.threshold)
+            else:
+                flagged.append(decision.flagged)
+    finally:
+        loop.close()
+    return np.array(flagged)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
+    parser.add_argument("--out", type=Path, help="also write the table to this file")
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    rows = [row for row in samples(args.datasets, personal_data=True) if row.part == VALIDATION]
+    kept, dropped = corpus_without(BUNDLED_CORPUS, rows)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as scratch:
+        corpus = Path(scratch, "corpus.jsonl")
+        corpus.write_text("\n".join(kept) + "\n", encoding="utf-8")
+        os.environ["MITHRIL_EMBEDDING_CORPUS_FILES"] = json.dumps([str(corpus)])
+        flagged = flag_all(rows)
+    lines = [
+        f"{len(rows)} VALIDATION rows, corpus {len(kept)} entries ({dropped} VALIDATION texts"
+        f" left out), {time.monotonic() - started:.0f} s",
+        "",
+        *table(rows, flagged),
+    ]
+    print("\n".join(lines))
+    if args.out:
+        args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
