@@ -17,7 +17,7 @@ BUNDLED_NGRAM_CLASSIFIER = DATA_DIR / "ngram_classifier.npz"
 BUNDLED_SIMILARITY_CALIBRATION = DATA_DIR / "similarity_calibration.json"
 BUNDLED_MULTILINGUAL = DATA_DIR / "multilingual.npz"
 BUNDLED_ATTACK_ENCODER = DATA_DIR / "attack_encoder.npz"
-NGRAM_LINE_PROBABILITY = 0.7
+NGRAM_LINE_PROBABILITY = 0.95
 """The lowest of `training/lines.py`'s candidates at which no clean DEV context's line
 flags (its report: data/line_threshold_report.md)."""
 

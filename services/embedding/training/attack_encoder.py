@@ -78,7 +78,7 @@ TRAIN_TOKENS = 128
 CONTEXT_SLICES = 2
 SLICE_CHARS = 700
 """A BIPIA stretch: about 128 tokens of English prose."""
-VERSION = "minilm-lora16-2026.12.2"
+VERSION = "minilm-lora16-2026.12.3"
 FILE = "attack_encoder.npz"
 
 

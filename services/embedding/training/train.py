@@ -7,9 +7,8 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
 - DEV rows only are used here: s-labs and neuralchemy `split == "train"`; jbb-artifacts,
   gptfuzz-templates, giskard, mt-vicuna-bench and python-docs (the standard library's
   docstrings, `benchmark/python_docs.py`) rows that `held_out()` does not hold out; BIPIA
-  contexts from its train files with train attack strings embedded. presidio-synth's
-  sentences with personal data (benign, split by template) are read only when asked
-  (`samples(personal_data=True)`): the shipped parts were not fitted on them yet.
+  contexts from its train files with train attack strings embedded; presidio-synth's
+  sentences with personal data (benign) of the templates it does not hold out.
 - DEV is cut again, deterministically: a row is VALIDATION when
   sha256(VALIDATION_SALT + group) % 5 == 0 (group = the text; for BIPIA the clean
   context, so a context and its attacked copies stay together; for presidio the
@@ -153,13 +152,14 @@ def _attack_span(context: str, text: str) -> tuple[int, int]:
     return prefix, len(text) - suffix
 
 
-def samples(datasets: Path, personal_data: bool = False) -> list[Sample]:
+def samples(datasets: Path, personal_data: bool = True) -> list[Sample]:
     """Every row of `load_sources`, cut into FIT / VALIDATION / HELD_OUT; presidio's
-    sentences with personal data only with `personal_data` (the shipped parts were not
-    fitted on them: `training/validation.py` measures them)."""
+    sentences with personal data unless `personal_data` is False (the multilingual head
+    was fitted before they joined)."""
     out: list[Sample] = []
-    # With the standard library's docstrings: clean documentation, which the tiers had
-    # never been shown and flagged one in six of.
+    # With the standard library's docstrings (clean documentation, which the tiers had
+    # never been shown and flagged one in six of) and presidio's sentences (personal data,
+    # of which they flagged one in seven held-out as attacks).
     for source, rows in load_sources(datasets, documentation=True).items():
         if source == PRESIDIO and not personal_data:
             continue

@@ -45,7 +45,7 @@ def test_the_table_counts_each_source_apart() -> None:
     ]
 
 
-def test_personal_data_sentences_are_read_only_when_asked(tmp_path: Path) -> None:
+def test_personal_data_sentences_are_read_split_by_template(tmp_path: Path) -> None:
     items = [
         {"full_text": f"Send it to {name}, template {t}.", "spans": [], "template_id": t}
         for t in range(30)
@@ -53,8 +53,8 @@ def test_personal_data_sentences_are_read_only_when_asked(tmp_path: Path) -> Non
     ]
     (tmp_path / "pii").mkdir()
     (tmp_path / "pii/presidio-synth.json").write_text(json.dumps(items), encoding="utf-8")
-    assert not [row for row in samples(tmp_path) if row.source == PRESIDIO]
-    rows = [row for row in samples(tmp_path, personal_data=True) if row.source == PRESIDIO]
+    assert not [row for row in samples(tmp_path, personal_data=False) if row.source == PRESIDIO]
+    rows = [row for row in samples(tmp_path) if row.source == PRESIDIO]
     assert len(rows) == 60 and {row.label for row in rows} == {0}
     # A template's fillings share their part: VALIDATION never holds a twin of a FIT row.
     for first, second in zip(rows[::2], rows[1::2], strict=True):
