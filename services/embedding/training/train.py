@@ -136,6 +136,9 @@ class Sample:
     attack_span: tuple[int, int] | None = None  # BIPIA: where the attack sits in `view`
     view: str = ""
     """The text as the learned tiers read it (`as_read`): what is embedded and n-grammed."""
+    carries_facts: bool = False
+    """Personal data by construction (presidio): counted by its attack evidence alone, as
+    the detection benchmark counts it."""
 
 
 def _attack_span(context: str, text: str) -> tuple[int, int]:
@@ -179,7 +182,17 @@ def samples(datasets: Path, personal_data: bool = True) -> list[Sample]:
             else:
                 part = VALIDATION if in_validation(group) else FIT
             out.append(
-                Sample(source, row.text, row.label, part, row.category, row.origin, span, view)
+                Sample(
+                    source,
+                    row.text,
+                    row.label,
+                    part,
+                    row.category,
+                    row.origin,
+                    span,
+                    view,
+                    row.carries_facts,
+                )
             )
     return out
 
@@ -221,12 +234,17 @@ def corpus_rows(datasets: Path) -> list[CorpusEntry]:
     return rows
 
 
+def folded(text: str) -> str:
+    """The key exact duplicates share: case and whitespace folded."""
+    return " ".join(text.lower().split())
+
+
 def dedupe(entries: list[CorpusEntry], vectors: np.ndarray) -> list[int]:
     """Indices to keep: first of each exact duplicate, then greedy near-duplicate removal."""
     seen: set[str] = set()
     candidates: list[int] = []
     for index, entry in enumerate(entries):
-        key = " ".join(entry.text.lower().split())
+        key = folded(entry.text)
         if key not in seen:
             seen.add(key)
             candidates.append(index)

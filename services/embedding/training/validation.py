@@ -28,19 +28,19 @@ from pathlib import Path
 
 import numpy as np
 
-from mithril.benchmark.detection import PRESIDIO
 from mithril.services.embedding.config import BUNDLED_CORPUS
-from mithril.services.embedding.training.train import VALIDATION, Sample, rates, samples
-
-
-def folded(text: str) -> str:
-    """The key the corpus builder dedupes by: case and whitespace folded."""
-    return " ".join(text.lower().split())
+from mithril.services.embedding.training.train import (
+    VALIDATION,
+    Sample,
+    folded,
+    rates,
+    samples,
+)
 
 
 def corpus_without(corpus: Path, rows: list[Sample]) -> tuple[list[str], int]:
-    """The corpus file's lines, less those whose text is one of `rows`' texts; and how
-    many were left out."""
+    """The corpus file's lines, less those whose text is one of `rows`' texts (folded as
+    the corpus builder dedupes); and how many were left out."""
     texts = {folded(row.text) for row in rows}
     kept: list[str] = []
     dropped = 0
@@ -73,9 +73,9 @@ def table(rows: list[Sample], flagged: np.ndarray) -> list[str]:
 
 
 def flag_all(rows: list[Sample]) -> np.ndarray:
-    """Each row's verdict from the in-process cascade (built from the environment); of
-    presidio's sentences, whose personal data is found by design, the attack evidence's
-    verdict, as the detection benchmark counts them."""
+    """Each row's verdict from the in-process cascade (built from the environment); of a
+    row that carries personal data by design, the attack evidence's verdict, as the
+    detection benchmark counts it."""
     from mithril.cli.pipeline import LocalPipeline
     from mithril.gateway.cascade import attack_score
 
@@ -85,7 +85,7 @@ def flag_all(rows: list[Sample]) -> np.ndarray:
     try:
         for row in rows:
             decision = loop.run_until_complete(firewall.scan(row.text, row.origin))
-            if row.source == PRESIDIO:
+            if row.carries_facts:
                 flagged.append(attack_score(decision.findings) >= decision.threshold)
             else:
                 flagged.append(decision.flagged)

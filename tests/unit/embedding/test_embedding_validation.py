@@ -56,6 +56,7 @@ def test_personal_data_sentences_are_read_split_by_template(tmp_path: Path) -> N
     assert not [row for row in samples(tmp_path, personal_data=False) if row.source == PRESIDIO]
     rows = [row for row in samples(tmp_path) if row.source == PRESIDIO]
     assert len(rows) == 60 and {row.label for row in rows} == {0}
+    assert all(row.carries_facts for row in rows)  # counted by attack evidence alone
     # A template's fillings share their part: VALIDATION never holds a twin of a FIT row.
     for first, second in zip(rows[::2], rows[1::2], strict=True):
         assert first.part == second.part
