@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from mithril.services.embedding.classifier import Classifier, ClassifierResult
@@ -19,10 +20,12 @@ def pin_probabilities(
     """`classifier.classify` answers `pinned[text]` for those texts, as before for others."""
     classify = classifier.classify
 
-    def pinned_classify(windows: Windows, texts: list[str]) -> list[ClassifierResult]:
+    def pinned_classify(
+        windows: Windows, texts: list[str], similarity: np.ndarray | None = None
+    ) -> list[ClassifierResult]:
         return [
             replace(result, probability=pinned.get(text, result.probability))
-            for result, text in zip(classify(windows, texts), texts, strict=True)
+            for result, text in zip(classify(windows, texts, similarity), texts, strict=True)
         ]
 
     monkeypatch.setattr(classifier, "classify", pinned_classify)

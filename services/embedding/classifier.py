@@ -8,8 +8,9 @@ encoder (`attack_encoder.py`: the embedding model itself fine-tuned).
 A text's raw score is its highest logit over its windows; the n-gram part also reads each
 run of whole lines of a text of several (`runs.py`), where a line planted in a document is
 not drowned by the document around it. Each part is calibrated on its own (0.5 at its
-operating point); the tier's probability is the highest of them, so it flags what any
-part flags.
+operating point). With the combiner (`combiner.py`, as shipped) the tier's probability is
+its reading of the parts' raw scores and the text's similarity to the corpus; without it,
+the highest part's, so it flags what any part flags.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from mithril.services.embedding.attack_encoder import AttackEncoder
 from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.combiner import Combiner
 from mithril.services.embedding.encoder import Windows
 from mithril.services.embedding.ngrams import NgramModel
 from mithril.services.embedding.runs import line_runs
@@ -33,7 +35,8 @@ class ClassifierResult:
     raw: float
     """The network's highest logit over the text's windows."""
     probability: float
-    """Calibrated probability that the text is an attack (the higher of the two parts)."""
+    """Calibrated probability that the text is an attack: the combiner's, or the highest
+    part's."""
     ngram_raw: float | None = None
     """The n-gram model's highest logit over the text's windows and lines, if it is
     loaded."""
@@ -51,6 +54,7 @@ class Classifier:
         ngram_lines: bool = True,
         tuned: AttackEncoder | None = None,
         ngram_line_probability: float = 0.5,
+        combiner: Combiner | None = None,
     ) -> None:
         if not layers or layers[-1][0].shape[1] != 1:
             raise ValueError("the classifier must end in a single logit")
@@ -61,6 +65,9 @@ class Classifier:
         self.ngram_lines = ngram_lines
         self.ngram_line_probability = ngram_line_probability
         self.tuned = tuned
+        self.combiner = combiner
+        """When set (with every part loaded), the probability is the combiner's reading of
+        the parts' raw scores and the text's similarity, not the highest part's."""
 
     @property
     def ngram_line_margin(self) -> float:
@@ -80,6 +87,8 @@ class Classifier:
             parts.append(str(self.ngrams.meta.get("version", "unknown")))
         if self.tuned is not None:
             parts.append(self.tuned.version)
+        if self.combiner is not None:
+            parts.append(self.combiner.version)
         return "+".join(parts)
 
     @classmethod
@@ -125,8 +134,11 @@ class Classifier:
                 np.maximum(hidden, 0, out=hidden)
         return np.asarray(hidden[:, 0], dtype=np.float64)
 
-    def classify(self, windows: Windows, texts: list[str]) -> list[ClassifierResult]:
-        """One result per text; `windows` are `texts`' windows."""
+    def classify(
+        self, windows: Windows, texts: list[str], similarity: np.ndarray | None = None
+    ) -> list[ClassifierResult]:
+        """One result per text; `windows` are `texts`' windows, `similarity` their highest
+        cosines to the corpus (what the combiner reads beside the parts)."""
         raws = windows.max_per_text(self.logits(windows.vectors), len(texts))
         probabilities = self.calibration.probability(raws)
         ngram_raws: list[float | None] = [None] * len(texts)
@@ -141,6 +153,15 @@ class Classifier:
             found = self.tuned.raws(texts)
             probabilities = np.maximum(probabilities, self.tuned.probabilities(found))
             tuned_raws = [float(raw) for raw in found]
+        if self.combiner is not None and similarity is not None:
+            if self.ngrams is None or self.tuned is None:
+                raise ValueError("the combiner reads every part: load the n-grams and encoder")
+            tuned = np.array(tuned_raws, dtype=np.float64)
+            combined = self.combiner.probabilities(
+                similarity, raws, np.array(ngram_raws, dtype=np.float64), tuned
+            )
+            # The attack encoder still flags on its own (see combiner.py).
+            probabilities = np.maximum(combined, self.tuned.probabilities(tuned))
         return [
             ClassifierResult(float(raw), float(p), ngram_raw, tuned_raw)
             for raw, p, ngram_raw, tuned_raw in zip(

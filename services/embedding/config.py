@@ -17,6 +17,7 @@ BUNDLED_NGRAM_CLASSIFIER = DATA_DIR / "ngram_classifier.npz"
 BUNDLED_SIMILARITY_CALIBRATION = DATA_DIR / "similarity_calibration.json"
 BUNDLED_MULTILINGUAL = DATA_DIR / "multilingual.npz"
 BUNDLED_ATTACK_ENCODER = DATA_DIR / "attack_encoder.npz"
+BUNDLED_COMBINER = DATA_DIR / "combiner.json"
 NGRAM_LINE_PROBABILITY = 0.95
 """The lowest of `training/lines.py`'s candidates at which no clean DEV context's line
 flags (its report: data/line_threshold_report.md)."""
@@ -128,6 +129,18 @@ class EmbeddingSettings(ServiceSettings):
         BUNDLED_ATTACK_ENCODER,
         description="The attack encoder's adapter (.npz) written by"
         " services/embedding/training/attack_encoder.py.",
+    )
+    combiner: bool = Field(
+        True,
+        description="Read the learned parts' raw scores together (combiner.py: one logistic"
+        " regression over similarity, network, n-grams and attack encoder), similarity"
+        " flagging alone only near-copies of a corpus entry; off, each part flags on its"
+        " own and the highest probability stands. Needs every part loaded.",
+    )
+    combiner_file: Path = Field(
+        BUNDLED_COMBINER,
+        description="The combiner's weights (JSON) written by"
+        " services/embedding/training/combiner.py.",
     )
     similarity_calibration_file: Path = Field(
         BUNDLED_SIMILARITY_CALIBRATION,

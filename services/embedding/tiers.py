@@ -33,6 +33,7 @@ from mithril.services.embedding.attack_encoder import AttackEncoder
 from mithril.services.embedding.batching import EncoderBatcher
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.classifier import Classifier
+from mithril.services.embedding.combiner import Combiner
 from mithril.services.embedding.config import EmbeddingSettings
 from mithril.services.embedding.corpus import Corpus, load_index
 from mithril.services.embedding.encoder import Encoder
@@ -119,10 +120,15 @@ class EmbeddingTiers:
         )
         corpus = Corpus.from_files(settings.corpus_files)
         matrix, cached = load_index(corpus, encoder.model_id, encoder.encode, settings.cache_dir)
-        calibration = Calibration.from_file(settings.similarity_calibration_file)
-        index = SimilarityIndex(corpus, matrix, calibration)
         classifier = load_classifier(settings)
         _check_trained_on(classifier, encoder)
+        classifier.combiner = load_combiner(settings, classifier)
+        calibration = (
+            classifier.combiner.similarity_alone
+            if classifier.combiner
+            else Calibration.from_file(settings.similarity_calibration_file)
+        )
+        index = SimilarityIndex(corpus, matrix, calibration)
         multilingual = (
             Multilingual.load(
                 settings.multilingual_file,
@@ -203,7 +209,7 @@ class EmbeddingTiers:
             return []
         windows = self.encoder.encode_windows(texts, self.settings.max_windows)
         similar = self.index.search(windows, len(texts), top_k or self.settings.top_k)
-        classified = self.classifier.classify(windows, texts)
+        classified = self.classifier.classify(windows, texts, np.array([s.raw for s in similar]))
         return [
             TierScore(s.score, c.probability, s.neighbors, s.raw)
             for s, c in zip(similar, classified, strict=True)
@@ -313,6 +319,19 @@ def load_classifier(settings: EmbeddingSettings) -> Classifier:
             max_windows=settings.max_windows,
         )
     return classifier
+
+
+def load_combiner(settings: EmbeddingSettings, classifier: Classifier) -> Combiner | None:
+    """The combiner, if `settings` ask for it and every part it reads is loaded."""
+    if not settings.combiner:
+        return None
+    if classifier.ngrams is None or classifier.tuned is None:
+        log.warning(
+            "the combiner reads the n-gram part and the attack encoder; with one of them off,"
+            " each part flags on its own"
+        )
+        return None
+    return Combiner.from_file(settings.combiner_file)
 
 
 def tier_scores(

@@ -32,7 +32,9 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
 Writes `data/attack_corpus.jsonl`, `attack_corpus.meta.json`, `classifier.npz`,
 `classifier.meta.json`, `ngram_classifier.npz`, `ngram_classifier.meta.json`,
 `similarity_calibration.json` and `training_report.md`. Needs the
-dev extras (scikit-learn); the embeddings come from the service's own encoder.
+dev extras (scikit-learn); the embeddings come from the service's own encoder. The parts
+are then read together by the combiner: after this (and `attack_encoder.py`, if it is
+refitted), run `combiner.py` again.
 """
 
 from __future__ import annotations
@@ -308,12 +310,14 @@ def reference_encoder(encoder: Encoder, cache: Path) -> Encoder:
     return Encoder.load(model=path, max_tokens=encoder.max_tokens, batch_size=encoder.batch_size)
 
 
-def pick_threshold(raw: np.ndarray, labels: np.ndarray, sources: np.ndarray) -> float:
-    """The lowest raw threshold with FPR <= MAX_FPR on every benign source's rows."""
+def pick_threshold(
+    raw: np.ndarray, labels: np.ndarray, sources: np.ndarray, max_fpr: float = MAX_FPR
+) -> float:
+    """The lowest raw threshold with FPR <= max_fpr on every benign source's rows."""
     threshold = -np.inf
     for source in sorted(set(sources[labels == 0].tolist())):
         benign = np.sort(raw[(labels == 0) & (sources == source)])[::-1]
-        allowed = int(np.floor(MAX_FPR * len(benign)))
+        allowed = int(np.floor(max_fpr * len(benign)))
         threshold = max(threshold, float(np.nextafter(benign[allowed], np.inf)))
     return threshold
 

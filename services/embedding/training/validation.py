@@ -10,9 +10,10 @@ tier would find each VALIDATION attack in it. Everything else comes from the env
 as in the gateway, so a candidate is measured by pointing a setting at it, e.g.
 `MITHRIL_EMBEDDING_ATTACK_ENCODER_FILE=/tmp/candidate/attack_encoder.npz`.
 
-BIPIA's VALIDATION contexts carry attacks drawn from the same training attack texts as its
-FIT contexts (the corpus holds them too), so its TPR here reads high; its FPR, over clean
-contexts no part was fitted on, is the figure to watch.
+The corpus also leaves out the attack strings planted in BIPIA's VALIDATION contexts. Those
+strings are planted in its FIT contexts too, so the parts fitted there have seen them, and
+its TPR here still reads high; its FPR, over clean contexts no part was fitted on, is the
+figure to watch.
 """
 
 from __future__ import annotations
@@ -39,15 +40,19 @@ from mithril.services.embedding.training.train import (
 
 
 def corpus_without(corpus: Path, rows: list[Sample]) -> tuple[list[str], int]:
-    """The corpus file's lines, less those whose text is one of `rows`' texts (folded as
-    the corpus builder dedupes); and how many were left out."""
+    """The corpus file's lines, less those whose text is one of `rows`' texts or is planted
+    in one of them (BIPIA's attack strings; folded as the corpus builder dedupes); and how
+    many were left out."""
     texts = {folded(row.text) for row in rows}
+    # One string to search: the planted rows' texts apart, so no entry spans two.
+    planted = "\0".join(folded(row.text) for row in rows if row.attack_span is not None)
     kept: list[str] = []
     dropped = 0
     for line in corpus.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
-        if folded(json.loads(line)["text"]) in texts:
+        text = folded(json.loads(line)["text"])
+        if text in texts or (planted and text in planted):
             dropped += 1
         else:
             kept.append(line)
@@ -72,16 +77,18 @@ def table(rows: list[Sample], flagged: np.ndarray) -> list[str]:
     return lines
 
 
-def flag_all(rows: list[Sample]) -> np.ndarray:
+def flag_all(rows: list[Sample]) -> tuple[np.ndarray, list[dict[str, float]]]:
     """Each row's verdict from the in-process cascade (built from the environment); of a
     row that carries personal data by design, the attack evidence's verdict, as the
-    detection benchmark counts it."""
+    detection benchmark counts it. Also each row's attack evidence: rule id -> confidence."""
     from mithril.cli.pipeline import LocalPipeline
     from mithril.gateway.cascade import attack_score
+    from mithril.gateway.decision import FACT_CATEGORIES
 
     firewall = LocalPipeline().firewall
     loop = asyncio.new_event_loop()
     flagged = []
+    evidence = []
     try:
         for row in rows:
             decision = loop.run_until_complete(firewall.scan(row.text, row.origin))
@@ -89,15 +96,43 @@ def flag_all(rows: list[Sample]) -> np.ndarray:
                 flagged.append(attack_score(decision.findings) >= decision.threshold)
             else:
                 flagged.append(decision.flagged)
+            found: dict[str, float] = {}
+            for finding in decision.findings:
+                if finding.category not in FACT_CATEGORIES:
+                    found[finding.rule_id] = max(
+                        found.get(finding.rule_id, 0.0), finding.confidence
+                    )
+            evidence.append(found)
     finally:
         loop.close()
-    return np.array(flagged)
+    return np.array(flagged), evidence
+
+
+def misses(rows: list[Sample], flagged: np.ndarray, evidence: list[dict[str, float]]) -> list[str]:
+    """One JSON line for each row decided wrongly: its source, label, text and evidence."""
+    return [
+        json.dumps(
+            {
+                "source": row.source,
+                "label": row.label,
+                "category": row.category,
+                "evidence": {rule: round(score, 3) for rule, score in found.items()},
+                "text": row.text,
+            },
+            ensure_ascii=False,
+        )
+        for row, flag, found in zip(rows, flagged, evidence, strict=True)
+        if bool(flag) != bool(row.label)
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
     parser.add_argument("--out", type=Path, help="also write the table to this file")
+    parser.add_argument(
+        "--misses", type=Path, help="write each wrongly decided row to this file (JSON lines)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     rows = [row for row in samples(args.datasets) if row.part == VALIDATION]
@@ -107,7 +142,7 @@ def main() -> None:
         corpus = Path(scratch, "corpus.jsonl")
         corpus.write_text("\n".join(kept) + "\n", encoding="utf-8")
         os.environ["MITHRIL_EMBEDDING_CORPUS_FILES"] = json.dumps([str(corpus)])
-        flagged = flag_all(rows)
+        flagged, evidence = flag_all(rows)
     lines = [
         f"{len(rows)} VALIDATION rows, corpus {len(kept)} entries ({dropped} VALIDATION texts"
         f" left out), {time.monotonic() - started:.0f} s",
@@ -117,6 +152,9 @@ def main() -> None:
     print("\n".join(lines))
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if args.misses:
+        wrong = misses(rows, flagged, evidence)
+        args.misses.write_text("".join(line + "\n" for line in wrong), encoding="utf-8")
 
 
 if __name__ == "__main__":

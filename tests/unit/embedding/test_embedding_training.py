@@ -73,6 +73,14 @@ def test_pick_threshold_keeps_the_false_positive_bound_on_every_source() -> None
     assert threshold == pytest.approx(2 * 98 / 99)
 
 
+def test_pick_threshold_with_no_false_positive_allowed_is_above_every_benign_row() -> None:
+    raw = np.array([0.2, 0.9, 0.5, 0.95, 0.3])
+    labels = np.array([0, 1, 0, 1, 0])
+    sources = np.array(["a", "x", "b", "x", "b"])
+    threshold = pick_threshold(raw, labels, sources, max_fpr=0.0)
+    assert 0.5 < threshold < 0.5 + 1e-9  # just above the highest benign row, b's 0.5
+
+
 def test_the_multilingual_head_never_reads_held_out_translations() -> None:
     """Translations of FIT rows are fitted on, of DEV rows choose the threshold, and the
     held-out translations (what `mithril bench detection` scores) are in neither."""
