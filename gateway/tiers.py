@@ -99,8 +99,15 @@ def learned_findings(
     nearest: str,
     probability: float,
     language: str = "",
+    near_copy: float | None = None,
 ) -> tuple[Finding, ...]:
+    """The learned tiers' findings. With the classifier asked too, the similarity's is its
+    `near_copy` score (when given): the classifier's probability already reads the
+    similarity (services/embedding/combiner.py), and counting it again would flag what the
+    two together do not."""
     found = []
+    if "classifier" in which and near_copy is not None:
+        similarity = near_copy
     if "embedding" in which and similarity >= MIN_REPORTED:
         found.append(similarity_finding(similarity, max_similarity, nearest))
     if "classifier" in which and probability >= MIN_REPORTED:
@@ -133,6 +140,7 @@ class LocalLearned:
                 nearest,
                 _as_float32(score.probability),
                 score.language,
+                _as_float32(score.near_copy),
             )
         )
 
@@ -176,10 +184,11 @@ class RemoteLearned:
 
     async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
         similarity, probability, max_similarity, nearest, language = 0.0, 0.0, 0.0, "", ""
+        near_copy = 0.0
         try:
             if "embedding" in which:
                 scored = await self._similarity.submit(text)
-                similarity = scored.score
+                similarity, near_copy = scored.score, scored.near_copy
                 if scored.neighbors:
                     max_similarity = scored.neighbors[0].similarity
                     nearest = scored.neighbors[0].category
@@ -190,7 +199,9 @@ class RemoteLearned:
                 raise ServiceUnavailableError("embedding", error.code().name) from error
             raise
         return Analysis(
-            learned_findings(which, similarity, max_similarity, nearest, probability, language)
+            learned_findings(
+                which, similarity, max_similarity, nearest, probability, language, near_copy
+            )
         )
 
     async def close(self) -> None:

@@ -12,7 +12,9 @@ passes. The combiner weighs the four raw scores into one logit:
 
 Two parts still flag alone. Similarity, but only a near-copy of a corpus entry
 (`similarity_alone`: closer than any benign VALIDATION row came), so an entry a user adds
-to the corpus flags its copies whatever the other parts think. And the attack encoder, the
+to the corpus flags its copies whatever the other parts think: the tiers' `near_copy`,
+which the gateway counts beside the classifier (ScoreSimilarity's own score keeps its
+standalone calibration, for a caller that asks only it). And the attack encoder, the
 strongest part, at its own operating point: the combiner is fitted mostly on prompts, and
 BIPIA's VALIDATION contexts carry attack strings the parts were fitted on, so they cannot
 show how it reads a new attack planted in a document; read by the combiner alone, the
@@ -43,7 +45,7 @@ class Combiner:
     calibration: Calibration
     """0.5 at the operating point on `z`."""
     similarity_alone: Calibration
-    """The similarity tier's own calibration while the combiner runs: 0.5 at a near-copy."""
+    """The similarity's calibration beside the combiner (`near_copy`): 0.5 at a near-copy."""
     meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

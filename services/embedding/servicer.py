@@ -59,6 +59,7 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             scores=[
                 pb.SimilarityScore(
                     score=s.similarity,
+                    near_copy=s.near_copy,
                     language=s.similarity_language,
                     neighbors=[
                         pb.Neighbor(

@@ -61,6 +61,10 @@ class TierScore:
     second_opinion: bool = False
     """True when the probability is the multilingual head's reading of an English text
     (`language` "en"); the similarity is the English model's."""
+    near_copy: float = 0.0
+    """What the similarity says beside the classifier, whose probability already reads it
+    when the combiner runs: 0.5 at a near-copy of a corpus entry (`combiner.py`); else the
+    same as `similarity`."""
 
     @property
     def similarity_language(self) -> str:
@@ -123,11 +127,7 @@ class EmbeddingTiers:
         classifier = load_classifier(settings)
         _check_trained_on(classifier, encoder)
         classifier.combiner = load_combiner(settings, classifier)
-        calibration = (
-            classifier.combiner.similarity_alone
-            if classifier.combiner
-            else Calibration.from_file(settings.similarity_calibration_file)
-        )
+        calibration = Calibration.from_file(settings.similarity_calibration_file)
         index = SimilarityIndex(corpus, matrix, calibration)
         multilingual = (
             Multilingual.load(
@@ -209,10 +209,17 @@ class EmbeddingTiers:
             return []
         windows = self.encoder.encode_windows(texts, self.settings.max_windows)
         similar = self.index.search(windows, len(texts), top_k or self.settings.top_k)
-        classified = self.classifier.classify(windows, texts, np.array([s.raw for s in similar]))
+        raws = np.array([s.raw for s in similar])
+        classified = self.classifier.classify(windows, texts, raws)
+        combiner = self.classifier.combiner
+        near = (
+            combiner.similarity_alone.probability(raws).tolist()
+            if combiner
+            else [s.score for s in similar]
+        )
         return [
-            TierScore(s.score, c.probability, s.neighbors, s.raw)
-            for s, c in zip(similar, classified, strict=True)
+            TierScore(s.score, c.probability, s.neighbors, s.raw, near_copy=n)
+            for s, c, n in zip(similar, classified, near, strict=True)
         ]
 
     # -- asynchronous, micro-batched across concurrent callers -------------------------

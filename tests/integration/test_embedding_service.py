@@ -118,6 +118,12 @@ async def test_score_similarity_returns_neighbours(embedding: Running) -> None:
     assert len(attack.neighbors) == 2
     assert attack.neighbors[0].similarity >= attack.neighbors[1].similarity
     assert attack.score >= 0.5 > benign.score
+    # Beside Classify (which reads the similarity too), only a near-copy flags.
+    assert attack.near_copy < 0.5 <= attack.score
+    (copy,) = (
+        await embedding.stub.ScoreSimilarity(pb.ScoreSimilarityRequest(texts=[ATTACK]))
+    ).scores
+    assert copy.near_copy >= 0.5
     default = await embedding.stub.ScoreSimilarity(pb.ScoreSimilarityRequest(texts=[BENIGN]))
     assert len(default.scores[0].neighbors) == 3  # server default top_k 5, corpus of 3
 

@@ -51,14 +51,16 @@ class Neighbor(_message.Message):
     def __init__(self, id: _Optional[str] = ..., similarity: _Optional[float] = ..., category: _Optional[str] = ..., source: _Optional[str] = ...) -> None: ...
 
 class SimilarityScore(_message.Message):
-    __slots__ = ("score", "neighbors", "language")
+    __slots__ = ("score", "neighbors", "language", "near_copy")
     SCORE_FIELD_NUMBER: _ClassVar[int]
     NEIGHBORS_FIELD_NUMBER: _ClassVar[int]
     LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    NEAR_COPY_FIELD_NUMBER: _ClassVar[int]
     score: float
     neighbors: _containers.RepeatedCompositeFieldContainer[Neighbor]
     language: str
-    def __init__(self, score: _Optional[float] = ..., neighbors: _Optional[_Iterable[_Union[Neighbor, _Mapping]]] = ..., language: _Optional[str] = ...) -> None: ...
+    near_copy: float
+    def __init__(self, score: _Optional[float] = ..., neighbors: _Optional[_Iterable[_Union[Neighbor, _Mapping]]] = ..., language: _Optional[str] = ..., near_copy: _Optional[float] = ...) -> None: ...
 
 class ScoreSimilarityResponse(_message.Message):
     __slots__ = ("scores",)

@@ -35,7 +35,10 @@ EXTRA_FPR = 0.005
 
 def english_probabilities(rows: list[Sample], everything: list[Sample], cache: Path) -> np.ndarray:
     """The shipped English classifier's probability of each of `rows` (a subset of
-    `everything`, the rows `train.py` embeds: its cached MiniLM windows are reused)."""
+    `everything`, the rows `train.py` embeds: its cached MiniLM windows are reused): its
+    parts' highest, as before the combiner (which also reads the similarity to a corpus,
+    not loaded here); the shipped threshold was chosen before the combiner, and
+    `validation.py` measures the cascade with both."""
     from mithril.services.embedding.config import EmbeddingSettings
     from mithril.services.embedding.encoder import Encoder, Windows
     from mithril.services.embedding.tiers import load_classifier

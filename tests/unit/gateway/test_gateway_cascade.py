@@ -95,3 +95,21 @@ async def test_tiers_not_in_the_policy_do_not_run() -> None:
     policy = Policy(Mode.BLOCK, 0.5, frozenset({"scanner", "secrets"}))
     result = await escalate("t", Origin.USER, Analysis(()), policy, tiers)
     assert tiers.calls == [] and result.findings == ()
+
+
+def test_beside_the_classifier_the_similarity_counts_as_its_near_copy_score() -> None:
+    """The classifier's probability already reads the similarity (the combiner): asked
+    together, the similarity's finding is its near-copy score, not its own verdict."""
+    from mithril.gateway.tiers import learned_findings
+
+    both = {
+        f.rule_id: f.confidence
+        for f in learned_findings(
+            {"embedding", "classifier"}, 0.7, 0.9, "jailbreak", 0.2, near_copy=0.3
+        )
+    }
+    assert both == {"embedding.similarity": 0.3, "embedding.classifier": 0.2}
+    alone = learned_findings({"embedding"}, 0.7, 0.9, "jailbreak", 0.0, near_copy=0.3)
+    assert [f.confidence for f in alone] == [0.7]  # asked alone, its own verdict
+    unknown = learned_findings({"embedding", "classifier"}, 0.7, 0.9, "jailbreak", 0.2)
+    assert {f.rule_id: f.confidence for f in unknown}["embedding.similarity"] == 0.7
