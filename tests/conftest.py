@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import random
 import socket
 import uuid
 from collections.abc import Callable, Iterator
@@ -16,8 +17,39 @@ REPO = Path(__file__).resolve().parent.parent
 DATASETS = REPO.parent / "shared" / "datasets"
 
 
+def _ephemeral_ports() -> range:
+    """The ports the kernel hands out for port 0 and outgoing connections."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return range(int(low), int(high) + 1)
+    except (OSError, ValueError):
+        return range(32768, 61000)  # Linux's default
+
+
+_HANDED_OUT: set[int] = set()
+_PORTS = random.Random(os.getpid())
+
+
 def free_port() -> int:
-    """A port nothing listens on right now (tests never hard-code ports)."""
+    """A port nothing listens on right now (tests never hard-code ports), below the
+    ephemeral range: a port the kernel picked for us is free again once probed, and the
+    kernel may give it to the next outgoing connection or port-0 bind (a service started
+    beside the one it was meant for lost it so) before its service binds it."""
+    ephemeral = _ephemeral_ports()
+    candidates = range(20000, ephemeral.start) if ephemeral.start > 21000 else range(0)
+    for _ in range(200):
+        if not candidates:
+            break
+        port = _PORTS.choice(candidates)
+        if port in _HANDED_OUT:
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _HANDED_OUT.add(port)
+        return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -52,10 +52,12 @@ from typing import Any
 import numpy as np
 
 from mithril.benchmark.detection import (
+    BIPIA,
     GPTFUZZ_PLACEHOLDER,
     HELD_OUT,
     PRESIDIO,
     held_out,
+    insert_into,
     load_sources,
 )
 from mithril.domain import Origin
@@ -157,10 +159,40 @@ def _attack_span(context: str, text: str) -> tuple[int, int]:
     return prefix, len(text) - suffix
 
 
-def samples(datasets: Path, personal_data: bool = True) -> list[Sample]:
+PLANTED = "indirect/planted-prompts"
+"""VALIDATION prompt attacks planted in VALIDATION clean BIPIA contexts (`planted_samples`)."""
+PLANTED_FROM = ("injection/s-labs", "injection/neuralchemy", "jailbreak/jbb-artifacts")
+
+
+def planted_samples(rows: list[Sample]) -> list[Sample]:
+    """Each clean VALIDATION BIPIA context with one VALIDATION prompt attack planted on its
+    own line (start, middle or end, as the benchmark plants them), retrieved content.
+
+    BIPIA's VALIDATION contexts carry attack strings that its FIT contexts carry too: the
+    parts were fitted on them, so those rows cannot show how a new attack reads in a
+    document. These can: neither the context nor the attack was fitted on. Attacks are
+    taken in sha256 order of their text, one per context, from PLANTED_FROM."""
+    contexts = [r for r in rows if r.source == BIPIA and r.label == 0 and r.part == VALIDATION]
+    attacks = sorted(
+        (r for r in rows if r.source in PLANTED_FROM and r.label == 1 and r.part == VALIDATION),
+        key=lambda r: hashlib.sha256(r.text.encode("utf-8")).hexdigest(),
+    )
+    out = []
+    for number, (context, attack) in enumerate(zip(contexts, attacks, strict=False)):
+        text = insert_into(context.text, attack.text, f"planted:{number}")
+        view = as_read(text)
+        span = _attack_span(context.view, view)
+        category = f"{context.category.split(':')[0]}:{attack.source}"
+        out.append(Sample(PLANTED, text, 1, VALIDATION, category, Origin.RETRIEVAL, span, view))
+    return out
+
+
+def samples(datasets: Path, personal_data: bool = True, planted: bool = False) -> list[Sample]:
     """Every row of `load_sources`, cut into FIT / VALIDATION / HELD_OUT; presidio's
     sentences with personal data unless `personal_data` is False (the multilingual head
-    was fitted before they joined)."""
+    was fitted before they joined); with `planted`, also `planted_samples` (VALIDATION
+    only: `validation.py` measures the cascade on them; the shipped parts and combiner
+    were chosen without them)."""
     out: list[Sample] = []
     # With the standard library's docstrings (clean documentation, which the tiers had
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
@@ -196,7 +228,7 @@ def samples(datasets: Path, personal_data: bool = True) -> list[Sample]:
                     row.carries_facts,
                 )
             )
-    return out
+    return out + planted_samples(out) if planted else out
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:

@@ -10,7 +10,10 @@ tier would find each VALIDATION attack in it. Everything else comes from the env
 as in the gateway, so a candidate is measured by pointing a setting at it, e.g.
 `MITHRIL_EMBEDDING_ATTACK_ENCODER_FILE=/tmp/candidate/attack_encoder.npz`.
 
-The corpus also leaves out the attack strings planted in BIPIA's VALIDATION contexts. Those
+The rows include `train.planted_samples`: VALIDATION prompt attacks planted in clean
+VALIDATION BIPIA contexts (source indirect/planted-prompts), attacks in documents that no
+part was fitted on. The corpus also leaves out the attack strings planted in BIPIA's
+VALIDATION contexts. Those
 strings are planted in its FIT contexts too, so the parts fitted there have seen them, and
 its TPR here still reads high; its FPR, over clean contexts no part was fitted on, is the
 figure to watch.
@@ -135,7 +138,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    rows = [row for row in samples(args.datasets) if row.part == VALIDATION]
+    rows = [row for row in samples(args.datasets, planted=True) if row.part == VALIDATION]
     kept, dropped = corpus_without(BUNDLED_CORPUS, rows)
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as scratch:
