@@ -149,19 +149,23 @@ class Classifier:
             )
             probabilities = np.maximum(probabilities, self.ngrams.calibration.probability(found))
             ngram_raws = [float(raw) for raw in found]
+        tuned_p = None
         if self.tuned is not None:
             found = self.tuned.raws(texts)
-            probabilities = np.maximum(probabilities, self.tuned.probabilities(found))
+            tuned_p = self.tuned.probabilities(found)
+            probabilities = np.maximum(probabilities, tuned_p)
             tuned_raws = [float(raw) for raw in found]
         if self.combiner is not None and similarity is not None:
-            if self.ngrams is None or self.tuned is None:
+            if self.ngrams is None or tuned_p is None:
                 raise ValueError("the combiner reads every part: load the n-grams and encoder")
-            tuned = np.array(tuned_raws, dtype=np.float64)
             combined = self.combiner.probabilities(
-                similarity, raws, np.array(ngram_raws, dtype=np.float64), tuned
+                similarity,
+                raws,
+                np.array(ngram_raws, dtype=np.float64),
+                np.array(tuned_raws, dtype=np.float64),
             )
             # The attack encoder still flags on its own (see combiner.py).
-            probabilities = np.maximum(combined, self.tuned.probabilities(tuned))
+            probabilities = np.maximum(combined, tuned_p)
         return [
             ClassifierResult(float(raw), float(p), ngram_raw, tuned_raw)
             for raw, p, ngram_raw, tuned_raw in zip(

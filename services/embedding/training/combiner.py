@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,7 @@ import numpy as np
 
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.combiner import FEATURES, Combiner
-from mithril.services.embedding.config import BUNDLED_CORPUS, DATA_DIR
+from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.training.train import (
     SEED,
     VALIDATION,
@@ -56,7 +55,7 @@ from mithril.services.embedding.training.train import (
     sharpen,
     with_rules,
 )
-from mithril.services.embedding.training.validation import corpus_without
+from mithril.services.embedding.training.validation import corpus_left_out
 
 VERSION = "lr4-2026.12"
 C = 1.0
@@ -81,25 +80,33 @@ def features(rows: list[Sample]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np
     alone: list[float] = []
     encoder = tiers.classifier.tuned
     assert encoder is not None  # the combiner reads every part
-    for start in range(0, len(rows), 32):
-        chunk = [row.view for row in rows[start : start + 32]]
-        windows = tiers.encoder.encode_windows(chunk, settings.max_windows)
-        similar = tiers.index.search(windows, len(chunk), settings.top_k)
-        classified = tiers.classifier.classify(windows, chunk)
-        for s, c in zip(similar, classified, strict=True):
-            assert c.ngram_raw is not None and c.tuned_raw is not None
-            columns.append([s.raw, c.raw, c.ngram_raw, c.tuned_raw])
-            alone.append(max(s.score, c.probability))
+    try:
+        for start in range(0, len(rows), 32):
+            chunk = [row.view for row in rows[start : start + 32]]
+            windows = tiers.encoder.encode_windows(chunk, settings.max_windows)
+            similar = tiers.index.search(windows, len(chunk), settings.top_k)
+            classified = tiers.classifier.classify(windows, chunk)
+            for s, c in zip(similar, classified, strict=True):
+                assert c.ngram_raw is not None and c.tuned_raw is not None
+                columns.append([s.raw, c.raw, c.ngram_raw, c.tuned_raw])
+                alone.append(max(s.score, c.probability))
+    finally:
+        tiers.close()
     rules = np.array([scanner.scan(row.text, row.origin).score for row in rows])
     x = np.array(columns)
     return x, np.array(alone), encoder.probabilities(x[:, 3]), rules
+
+
+def _regression() -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=C, max_iter=5000)
 
 
 def out_of_fold(
     x: np.ndarray, labels: np.ndarray, strata: np.ndarray, keep: np.ndarray, weights: np.ndarray
 ) -> np.ndarray:
     """Each row's logit from models fitted without it (averaged over REPEATS cuts)."""
-    from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold
 
     scores = np.zeros(len(labels))
@@ -107,8 +114,7 @@ def out_of_fold(
         folds = StratifiedKFold(FOLDS, shuffle=True, random_state=SEED + repeat)
         for fit, held in folds.split(x, strata):
             fit = fit[keep[fit]]
-            model = LogisticRegression(C=C, max_iter=5000)
-            model.fit(x[fit], labels[fit], sample_weight=weights[fit])
+            model = _regression().fit(x[fit], labels[fit], sample_weight=weights[fit])
             scores[held] += model.decision_function(x[held]) / REPEATS
     return scores
 
@@ -161,11 +167,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     rows = [row for row in samples(args.datasets) if row.part == VALIDATION]
-    kept, dropped = corpus_without(BUNDLED_CORPUS, rows)
-    with tempfile.TemporaryDirectory() as scratch:
-        corpus = Path(scratch, "corpus.jsonl")
-        corpus.write_text("\n".join(kept) + "\n", encoding="utf-8")
-        os.environ["MITHRIL_EMBEDDING_CORPUS_FILES"] = json.dumps([str(corpus)])
+    with corpus_left_out(rows) as (_, dropped):
         x, parts_alone, encoder_alone, rules = features(rows)
     labels = np.array([row.label for row in rows])
     sources = np.array([row.source for row in rows])
@@ -182,10 +184,7 @@ def main() -> None:
     combined = Calibration(combined.threshold, combined.slope * factor)
     similarity_alone = Calibration(similarity_alone.threshold, similarity_alone.slope * factor)
 
-    from sklearn.linear_model import LogisticRegression
-
-    model = LogisticRegression(C=C, max_iter=5000)
-    model.fit(x[keep], labels[keep], sample_weight=weights[keep])
+    model = _regression().fit(x[keep], labels[keep], sample_weight=weights[keep])
     meta: dict[str, Any] = {
         "version": VERSION,
         "script": "services/embedding/training/combiner.py",

@@ -28,6 +28,8 @@ import os
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +42,9 @@ from mithril.services.embedding.training.train import (
     rates,
     samples,
 )
+
+CORPUS_FILES = "MITHRIL_EMBEDDING_CORPUS_FILES"
+"""The setting the corpus is read from (`EmbeddingSettings.corpus_files`)."""
 
 
 def corpus_without(corpus: Path, rows: list[Sample]) -> tuple[list[str], int]:
@@ -60,6 +65,25 @@ def corpus_without(corpus: Path, rows: list[Sample]) -> tuple[list[str], int]:
         else:
             kept.append(line)
     return kept, dropped
+
+
+@contextmanager
+def corpus_left_out(rows: list[Sample]) -> Iterator[tuple[int, int]]:
+    """The embedding settings read the shipped corpus less `rows`' texts (`corpus_without`)
+    while inside; yields how many entries it keeps and how many it left out."""
+    kept, dropped = corpus_without(BUNDLED_CORPUS, rows)
+    previous = os.environ.get(CORPUS_FILES)
+    with tempfile.TemporaryDirectory() as scratch:
+        corpus = Path(scratch, "corpus.jsonl")
+        corpus.write_text("\n".join(kept) + "\n", encoding="utf-8")
+        os.environ[CORPUS_FILES] = json.dumps([str(corpus)])
+        try:
+            yield len(kept), dropped
+        finally:
+            if previous is None:
+                os.environ.pop(CORPUS_FILES, None)
+            else:
+                os.environ[CORPUS_FILES] = previous
 
 
 def table(rows: list[Sample], flagged: np.ndarray) -> list[str]:
@@ -139,15 +163,11 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     rows = [row for row in samples(args.datasets, planted=True) if row.part == VALIDATION]
-    kept, dropped = corpus_without(BUNDLED_CORPUS, rows)
     started = time.monotonic()
-    with tempfile.TemporaryDirectory() as scratch:
-        corpus = Path(scratch, "corpus.jsonl")
-        corpus.write_text("\n".join(kept) + "\n", encoding="utf-8")
-        os.environ["MITHRIL_EMBEDDING_CORPUS_FILES"] = json.dumps([str(corpus)])
+    with corpus_left_out(rows) as (kept, dropped):
         flagged, evidence = flag_all(rows)
     lines = [
-        f"{len(rows)} VALIDATION rows, corpus {len(kept)} entries ({dropped} VALIDATION texts"
+        f"{len(rows)} VALIDATION rows, corpus {kept} entries ({dropped} VALIDATION texts"
         f" left out), {time.monotonic() - started:.0f} s",
         "",
         *table(rows, flagged),
