@@ -130,6 +130,10 @@ def open_channel(target: str, observe: CallObserver | None = None) -> grpc.aio.C
             ("grpc.initial_reconnect_backoff_ms", 100),
             ("grpc.min_reconnect_backoff_ms", 100),
             ("grpc.max_reconnect_backoff_ms", 1000),
+            # Connections of this channel only: from gRPC's process-wide pool a new channel
+            # would inherit another channel's connection to the same address while it waits
+            # out a backoff (that service was down a moment ago), and fail its first calls.
+            ("grpc.use_local_subchannel_pool", 1),
         ],
         interceptors=[ClientTracingInterceptor(observe=observe)],
     )

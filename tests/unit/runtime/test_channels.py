@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import socket
 from pathlib import Path
 
 import grpc
@@ -161,4 +162,38 @@ async def test_calls_that_change_state_are_not_retried(tmp_path: Path) -> None:
         assert handler.calls["/mithril.reputation.v1.ReputationService/GetReputation"] == 3
     finally:
         await channel.close()
+        await server.stop(0)
+
+
+async def test_a_new_channel_connects_afresh_beside_one_backing_off() -> None:
+    """A channel opened to an address where another channel of this process is waiting out
+    its reconnect backoff (its service was down a moment ago) connects now: gRPC's global
+    subchannel pool would hand it the failing connection, and its first call would fail."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    stale = open_channel(f"127.0.0.1:{port}")
+    fresh: grpc.aio.Channel | None = None
+    server = grpc.aio.server()
+    try:
+        for _ in range(4):  # a few refused connections: the backoff grows towards a second
+            with pytest.raises(grpc.aio.AioRpcError):
+                await stale.unary_unary("/test.Echo/Call")(b"", timeout=0.5, wait_for_ready=True)
+
+        class Echo(grpc.GenericRpcHandler):
+            def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
+                async def echo(request: bytes, _context: grpc.aio.ServicerContext) -> bytes:
+                    return request
+
+                return grpc.unary_unary_rpc_method_handler(echo)
+
+        server.add_generic_rpc_handlers((Echo(),))
+        assert server.add_insecure_port(f"127.0.0.1:{port}") == port
+        await server.start()
+        fresh = open_channel(f"127.0.0.1:{port}")
+        assert await fresh.unary_unary("/test.Echo/Call")(b"hello", timeout=5) == b"hello"
+    finally:
+        await stale.close()
+        if fresh is not None:
+            await fresh.close()
         await server.stop(0)
