@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import socket
 from pathlib import Path
 
 import grpc
@@ -14,6 +13,7 @@ import pytest
 from mithril.runtime.channels import channel_target, open_channel
 from mithril.scanner.v1 import scanner_service_pb2 as pb
 from mithril.scanner.v1 import scanner_service_pb2_grpc as pb_grpc
+from tests.conftest import free_port
 
 
 @pytest.mark.parametrize(
@@ -169,9 +169,7 @@ async def test_a_new_channel_connects_afresh_beside_one_backing_off() -> None:
     """A channel opened to an address where another channel of this process is waiting out
     its reconnect backoff (its service was down a moment ago) connects now: gRPC's global
     subchannel pool would hand it the failing connection, and its first call would fail."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    port = free_port()
     stale = open_channel(f"127.0.0.1:{port}")
     fresh: grpc.aio.Channel | None = None
     server = grpc.aio.server()
