@@ -3,7 +3,8 @@
 Sources (under `datasets_dir`, see its README.md):
 
 - injection/s-labs.jsonl, injection/neuralchemy.jsonl: their own `split` field; `train` is the
-  DEV part, `validation` the HELD-OUT part. Misses are broken down by neuralchemy `category`.
+  DEV part, `validation` the HELD-OUT part. Misses are broken down by neuralchemy `category`,
+  false positives also by the dataset neuralchemy took the benign row from (its `source`).
 - jailbreak/jbb-artifacts.jsonl, jailbreak/gptfuzz-templates.jsonl, jailbreak/giskard.jsonl,
   benign/mt-vicuna-bench.jsonl: no split field; a row is HELD-OUT when
   sha256(text) % 5 == 0, DEV otherwise. Misses by jbb `method` (the attack technique: GCG,
@@ -335,12 +336,20 @@ def mark_contested(rows: list[Row]) -> list[Row]:
     ]
 
 
-def _own_split(path: Path, category_key: str | None) -> list[Row]:
+def _own_split(
+    path: Path, category_key: str | None, benign_origin_key: str | None = None
+) -> list[Row]:
+    """Rows split by the source's own `split` field. With `benign_origin_key`, a benign
+    row's category also names where the source took it from ("benign:wildguard_judgecomp"),
+    so that false positives are broken down by the data they came from."""
     rows = []
     for item in _jsonl(path):
         split = DEV if item.get("split") == "train" else HELD_OUT
+        label = int(item["label"])
         category = str(item.get(category_key, "")) if category_key else ""
-        rows.append(Row(item["text"], int(item["label"]), split, category))
+        if benign_origin_key and not label and item.get(benign_origin_key):
+            category = f"{category or 'benign'}:{item[benign_origin_key]}"
+        rows.append(Row(item["text"], label, split, category))
     return mark_contested(rows)
 
 
@@ -427,7 +436,11 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
-        "injection/neuralchemy": lambda: _own_split(d / "injection/neuralchemy.jsonl", "category"),
+        # neuralchemy gathers its benign rows from several datasets, and one of them
+        # (wildguard_judgecomp) labels jailbreak prompts by whether they succeeded.
+        "injection/neuralchemy": lambda: _own_split(
+            d / "injection/neuralchemy.jsonl", "category", benign_origin_key="source"
+        ),
         "jailbreak/jbb-artifacts": lambda: _hashed_split(
             d / "jailbreak/jbb-artifacts.jsonl", "method"
         ),
