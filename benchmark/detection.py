@@ -678,6 +678,7 @@ def format_markdown(report: DetectionReport) -> str:
         "False positives",
         lambda r: r.false_positives_by_category,
         lambda r: r.benign_by_category,
+        every=True,
     )
     lines += ["", "## Rules firing on false positives (held-out)", ""]
     for r in (r for r in report.results if r.split == HELD_OUT and r.false_positive_rules):
@@ -691,11 +692,16 @@ def _by_category(
     what: str,
     counted: Callable[[SplitResult], dict[str, int]],
     of: Callable[[SplitResult], dict[str, int]],
+    every: bool = False,
 ) -> list[str]:
-    """'## <what> by category (held-out)': per source, `category counted/of` pairs."""
+    """'## <what> by category (held-out)': per source, `category counted/of` pairs; with
+    `every`, the categories where none was counted too (as `0/of`), after the others."""
     lines = ["", f"## {what} by category (held-out)", ""]
     for r in (r for r in report.results if r.split == HELD_OUT and counted(r)):
-        parts = [f"{cat} {n}/{of(r).get(cat, 0)}" for cat, n in counted(r).items()]
+        found = counted(r)
+        none = [cat for cat in of(r) if cat not in found] if every else []
+        parts = [f"{cat} {n}/{of(r).get(cat, 0)}" for cat, n in found.items()]
+        parts += [f"{cat} 0/{of(r)[cat]}" for cat in none]
         lines.append(f"- **{r.source}**: " + ", ".join(parts))
     return lines
 

@@ -140,4 +140,5 @@ def test_neuralchemy_false_positives_name_the_dataset_a_benign_row_came_from(
     assert held.benign_by_category == {"benign:judgecomp": 1, "benign:v1": 1, "edge_case:v1": 1}
     assert held.attacks_by_category == {"jailbreak": 1}
     assert held.false_positives_by_category == {"benign:judgecomp": 1}
-    assert "benign:judgecomp 1/1" in format_markdown(report)
+    false_positives = format_markdown(report).split("## False positives by category")[1]
+    assert "benign:judgecomp 1/1, benign:v1 0/1, edge_case:v1 0/1" in false_positives
