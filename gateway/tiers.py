@@ -8,10 +8,12 @@ never failed closed: it is a second opinion on the ambiguous band.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
 import struct
 from collections.abc import Collection, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import grpc
 
@@ -28,6 +30,10 @@ from mithril.gateway.detectors import (
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 from mithril.runtime.channels import bearer_metadata
 from mithril.services.scanner.readable import as_read
+from mithril.services.scanner.tables import prose_among_rows
+
+if TYPE_CHECKING:
+    from mithril.services.embedding.tiers import EmbeddingTiers
 
 _log = logging.getLogger(__name__)
 
@@ -121,13 +127,16 @@ def _as_float32(value: float) -> float:
 
 
 class LocalLearned:
-    """The embedding tiers library in this process (the CLI's full cascade)."""
+    """The embedding tiers library in this process (the CLI's full cascade): `tiers`, or
+    the library loaded from the environment's settings."""
 
-    def __init__(self) -> None:
-        from mithril.services.embedding.config import EmbeddingSettings
-        from mithril.services.embedding.tiers import EmbeddingTiers
+    def __init__(self, tiers: EmbeddingTiers | None = None) -> None:
+        if tiers is None:
+            from mithril.services.embedding.config import EmbeddingSettings
+            from mithril.services.embedding.tiers import EmbeddingTiers
 
-        self._tiers = EmbeddingTiers.load(EmbeddingSettings())
+            tiers = EmbeddingTiers.load(EmbeddingSettings())
+        self._tiers = tiers
 
     async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
         (score,) = await self._tiers.score([text])
@@ -294,13 +303,21 @@ class Tiers:
         """The learned tiers' findings on what `text` says: its obfuscation (fullwidth or
         lookalike letters, leetspeak, invisible characters, encoded segments) undone first,
         since they learned plain text (`services/scanner/readable.py`); how it is written is
-        the rules' finding."""
+        the rules' finding.
+
+        Retrieved or tool content that is a table has each line of prose among its rows
+        read on its own too, as a prompt is (`services/scanner/tables.py`): the stronger
+        finding of each kind stands, a line's saying where it was found."""
         if self._learned is None:
             return Analysis(())
+        lines = prose_among_rows(text) if origin.is_untrusted_content else []
         try:
-            return await self._learned.learned(as_read(text), origin, which)
+            whole, *alone = await asyncio.gather(
+                *(self._learned.learned(as_read(part), origin, which) for part in [text, *lines])
+            )
         except ServiceUnavailableError as error:
             return Analysis((), (error.service,))
+        return _strongest(whole, [_found_in_table(analysis) for analysis in alone])
 
     async def judge(self, text: str, origin: Origin) -> Finding | None:
         return None if self._judge is None else await self._judge.judge(text, origin)
@@ -310,6 +327,31 @@ class Tiers:
             await self._learned.close()
         if self._judge is not None:
             await self._judge.close()
+
+
+def _found_in_table(analysis: Analysis) -> Analysis:
+    """A line's findings, their messages saying where the line was."""
+    return Analysis(
+        tuple(
+            dataclasses.replace(f, message=f"{f.message} (a line of prose among a table's rows)")
+            for f in analysis.findings
+        ),
+        analysis.unavailable,
+    )
+
+
+def _strongest(whole: Analysis, lines: Sequence[Analysis]) -> Analysis:
+    """Of each rule's findings over the whole text and its lines, the most confident (the
+    whole text's on a tie)."""
+    best = {f.rule_id: f for f in whole.findings}
+    unavailable = dict.fromkeys(whole.unavailable)
+    for analysis in lines:
+        unavailable.update(dict.fromkeys(analysis.unavailable))
+        for f in analysis.findings:
+            current = best.get(f.rule_id)
+            if current is None or f.confidence > current.confidence:
+                best[f.rule_id] = f
+    return Analysis(tuple(best.values()), tuple(unavailable))
 
 
 def remote_tiers(settings: GatewaySettings) -> Tiers:

@@ -25,11 +25,11 @@ user's own prompt may well paste a table and then ask a question about it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import islice
 
 import re2
 
 from ..rules import Rule
+from ..tables import ROW, has_rows, is_row
 from .base import Hit, ScanContext
 
 TRIGGER = r"\|[^\n|]*\|"
@@ -65,7 +65,6 @@ _WORD = re2.compile(r"[^\W_]+")
 
 # A table row next to a line shaped like a request (at most one pipe, inside it), blank lines
 # allowed between. One RE2 pass finds every candidate, so a long table costs no Python per row.
-_ROW = r"[ \t]*\|[^\n]*|[^\n]*\|[ \t\r]*|[^\n|]*\|[^\n|]*\|[^\n]*"
 _LEAD = r"[^\w\n|]*"
 _OPENER = (
     rf"(?i:{_LEAD}(?:(?:please|kindly)[^\w\n|]+)?(?:{'|'.join(sorted(REQUEST_VERBS))})\b"
@@ -74,19 +73,8 @@ _OPENER = (
 _REQUEST_SHAPED = rf"[ \t]*(?:{_OPENER}[^|\n]*(?:\|[^|\n]*[^|\s])?|[^|\s][^|\n]*\?[\"')\]*” \t]*)"
 _BLANKS = r"\r?\n(?:[ \t\r]*\n)*"
 _NEXT_TO_ROW = re2.compile(
-    rf"(?m)^(?:{_ROW}){_BLANKS}({_REQUEST_SHAPED})$|^({_REQUEST_SHAPED}){_BLANKS}(?:{_ROW})$"
+    rf"(?m)^(?:{ROW}){_BLANKS}({_REQUEST_SHAPED})$|^({_REQUEST_SHAPED}){_BLANKS}(?:{ROW})$"
 )
-_ROW_LINE = re2.compile(rf"(?m)^(?:{_ROW})$")
-
-
-def _is_row(line: str) -> bool:
-    """It starts or ends with `|`, or holds two of them (the same test as the RE2 pass)."""
-    return _ROW_LINE.fullmatch(line) is not None
-
-
-def _enough_rows(text: str, wanted: int) -> bool:
-    """At least `wanted` rows: stops at the `wanted`-th."""
-    return next(islice(_ROW_LINE.finditer(text), max(wanted, 1) - 1, None), None) is not None
 
 
 def _line_before(text: str, start: int) -> tuple[str, bool]:
@@ -142,7 +130,7 @@ class RequestInTableDetector:
         min_rows = int(rule.params.get("min_rows", 3))
         min_words = int(rule.params.get("min_words", 3))
         text = context.text
-        if not _enough_rows(text, min_rows):
+        if not has_rows(text, min_rows):
             return
         for examined, match in enumerate(_NEXT_TO_ROW.finditer(text)):
             if examined == MAX_CANDIDATES:
@@ -154,8 +142,8 @@ class RequestInTableDetector:
             after, gap_after = _line_after(text, line_end)
             # A blank line ends a markdown table: past one, only a line that opens or closes the
             # whole text still goes with the table (nothing else is there).
-            row_before = _is_row(before) and (not gap_before or not after)
-            row_after = _is_row(after) and (not gap_after or not before)
+            row_before = is_row(before) and (not gap_before or not after)
+            row_after = is_row(after) and (not gap_after or not before)
             if not (row_before or row_after):
                 continue  # a paragraph of its own
             if row_before and before.startswith("|") and not before.endswith("|"):
