@@ -13,9 +13,10 @@ over every address the target resolves to:
   a list naming hosts is refused: give one DNS name that resolves to every replica.
 
 Calls to the read-only services (scanner, secrets, embedding, reputation reads) that fail
-with UNAVAILABLE are retried on another address, so a replica that dies mid-call costs no
-request while another one is up. Calls that change state (a reputation outcome, a memory
-write) and the judge (an LLM call, UNAVAILABLE by design without one) are never retried.
+with UNAVAILABLE, or that a stopping replica cancels, are retried on another address, so a
+replica that dies or is stopped mid-call costs no request while another one is up. Calls
+that change state (a reputation outcome, a memory write) and the judge (an LLM call,
+UNAVAILABLE by design without one) are never retried.
 """
 
 from __future__ import annotations
@@ -56,14 +57,16 @@ SERVICE_CONFIG = json.dumps(
                     "initialBackoff": "0.02s",
                     "maxBackoff": "0.2s",
                     "backoffMultiplier": 2,
-                    "retryableStatusCodes": ["UNAVAILABLE"],
+                    # CANCELLED: a replica stopping (a rolling update, SIGTERM past its
+                    # grace) cancels the calls it is still serving; a read can go elsewhere.
+                    "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"],
                 },
             }
         ]
     }
 )
-"""Retries of read-only calls on UNAVAILABLE (round robin sends a retry to the next
-ready address)."""
+"""Retries of read-only calls on UNAVAILABLE or a server's CANCELLED (round robin sends a
+retry to the next ready address; a call the caller cancels is never retried)."""
 
 
 def bearer_metadata(token: str) -> tuple[tuple[str, str], ...]:

@@ -127,6 +127,56 @@ async def test_two_scanner_replicas_share_the_calls_and_survive_one_dying(
             await replica.server.stop(0)
 
 
+class _Replica(grpc.GenericRpcHandler):
+    """Answers every call with its name, or cancels it as a stopping server does."""
+
+    def __init__(self, name: str, cancels: bool = False) -> None:
+        self.name = name
+        self.cancels = cancels
+        self.calls = 0
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
+        async def answer(_request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+            self.calls += 1
+            if self.cancels:
+                await context.abort(grpc.StatusCode.CANCELLED, "server shutting down")
+            return self.name.encode()
+
+        return grpc.unary_unary_rpc_method_handler(answer)
+
+
+async def test_a_read_a_stopping_replica_cancels_is_answered_by_another() -> None:
+    """A replica past its shutdown grace cancels the calls it still serves (CI saw one so
+    in the test above): a read-only call is retried on the next replica."""
+    stopping, serving = _Replica("stopping", cancels=True), _Replica("serving")
+    servers = []
+    for handler in (stopping, serving):
+        server = grpc.aio.server()
+        server.add_generic_rpc_handlers((handler,))
+        servers.append((server, server.add_insecure_port("127.0.0.1:0")))
+        await server.start()
+    channel = open_channel(",".join(f"127.0.0.1:{port}" for _, port in servers))
+    try:
+        scan = channel.unary_unary("/mithril.scanner.v1.ScannerService/Scan")
+        answers = [await scan(b"", timeout=5, wait_for_ready=True) for _ in range(20)]
+        assert stopping.calls >= 1  # round robin sent it some
+        assert set(answers) == {b"serving"}
+        # A call that changes state is not retried: its cancellation reaches the caller.
+        record = channel.unary_unary("/mithril.reputation.v1.ReputationService/RecordOutcome")
+        failed = 0
+        for _ in range(4):
+            try:
+                await record(b"", timeout=5)
+            except grpc.aio.AioRpcError as error:
+                assert error.code() == grpc.StatusCode.CANCELLED
+                failed += 1
+        assert failed >= 1
+    finally:
+        await channel.close()
+        for server, _ in servers:
+            await server.stop(0)
+
+
 async def test_calls_that_change_state_are_not_retried(tmp_path: Path) -> None:
     """A dropped RecordOutcome might have been applied: it fails, it is not sent twice."""
 
