@@ -18,7 +18,7 @@ WHICH = ("embedding", "classifier")
 
 
 class MarkerBackend:
-    """Gives 0.9 to a text holding MARKER on its own line of prose, 0.2 to anything else."""
+    """Gives 0.9 to the planted line read alone, 0.2 to anything else (the whole table)."""
 
     def __init__(self, fail: bool = False) -> None:
         self.asked: list[str] = []
