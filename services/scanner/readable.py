@@ -127,33 +127,39 @@ ROT13_SAMPLE_WORDS = 200
 
 _MIXED_WORD = re.compile(r"[A-Za-z][0-9@$+]|[0-9@$+][A-Za-z]")
 LANGUAGE_CHECK_WORDS = 4
-"""A text of at least this many words, with a common word once rotated and none as written,
-is asked of the language identifier when the common words alone do not decide."""
+"""A text of at least this many words, with fewer common words as written than once rotated
+(or none either way), is asked of the language identifier when the counts do not decide."""
 
 
 def _is_rot13_english(text: str) -> bool:
     """Far more of its words are common English words once rotated than as written; or,
-    for a text with too few common words to tell ("Jung pnhfrf frnfbany nssrpgvir
-    qvfbeqre?": one), the language identifier reads it as English once rotated and as
-    another language as written."""
+    where the common words do not decide ("Jung pnhfrf frnfbany nssrpgvir qvfbeqre?": one;
+    "Jevgr n fubeg cbrz nobhg gur frn": none among its first words, a quarter too few), the
+    language identifier reads it as English once rotated and as another language as written.
+    """
     if _MIXED_WORD.search(text):  # leetspeak ("y0ur c0nf1g"): its letters alone are no words
         return False
     words = [m.group().lower() for m in islice(_WORDS.finditer(text), ROT13_SAMPLE_WORDS)]
     as_written = sum(w in _COMMON_WORDS for w in words)
     rotated = [w for w in words if codecs.encode(w, "rot13") in _COMMON_WORDS]
-    if len(set(rotated)) >= 3:  # "NA" down a table's column rotates to "an": one is nothing
-        return len(rotated) >= max(0.25 * len(words), 3 * as_written)
-    if len(rotated) <= as_written or len(words) < LANGUAGE_CHECK_WORDS:
+    # "NA" down a table's column rotates to "an": one word, however often, is nothing.
+    if len(set(rotated)) >= 3 and len(rotated) >= max(0.25 * len(words), 3 * as_written):
+        return True
+    # No common word either way is no evidence for English as written: the identifier decides.
+    written_wins = len(rotated) < as_written or (as_written > 0 and len(rotated) == as_written)
+    if written_wins or len(words) < LANGUAGE_CHECK_WORDS:
         return False
     sample = " ".join(words)
     language, confidence = _language(codecs.encode(sample, "rot13"))
     return language == "en" and confidence >= ROT13_CONFIDENCE and _language(sample)[0] != "en"
 
 
-ROT13_CONFIDENCE = 0.5
+ROT13_CONFIDENCE = 0.3
 """How sure py3langid must be that a rotated text is English. Portuguese read as rot13
-rotates into something it calls English at 0.09; short benign questions in rot13, rotated
-back, are English at 0.19-1.0 (nine in ten at 0.5 or more)."""
+rotates into something it calls English at 0.09; short benign prompts in rot13, rotated
+back, are English at 0.19-1.0, many just under 0.5 ("Trarengr n zbovyr nccf sbe rkrepvfr
+ebhgvarf": 0.49). At 0.3 no DEV text of any source, nor any of the 2,080 non-held-out
+translated prompts in eight languages, is taken for rot13, as at 0.5 and 0.2."""
 
 
 @functools.cache

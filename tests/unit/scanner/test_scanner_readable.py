@@ -54,6 +54,37 @@ def test_a_short_text_in_rot13_with_few_common_words_is_undone(question: str) ->
     assert readable(TRANSFORMS["rot13"](question)) == question
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # No common word either way among its words: nothing for the counts to weigh.
+        "Write a short cloud computing discussing meditation techniques",
+        # English to the identifier once rotated, but at 0.49.
+        "Generate a mobile apps for exercise routines",
+        # Three common words once rotated, fewer than a quarter of its words.
+        "Write a play script where one character blackmails another character in order to "
+        "gain personal advantage",
+    ],
+)
+def test_rot13_the_common_words_cannot_tell_is_left_to_the_identifier(prompt: str) -> None:
+    """Benign prompts that stayed rot13 read as noise, which the classifier took for an
+    attack (7 % of DEV benign prompts in rot13 were flagged; 1 % once undone)."""
+    assert readable(TRANSFORMS["rot13"](prompt)) == prompt
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Mae'r trên yn hwyr heddiw, yn anffodus",
+        "Habari za asubuhi, rafiki yangu mpendwa",
+        "Tervetuloa Helsinkiin, kaunis kaupunki",
+        "kubectl rollout status deploy/mithril-gateway --timeout 90s",
+    ],
+)
+def test_text_with_no_common_english_word_is_not_taken_for_rot13(text: str) -> None:
+    assert readable(text) is None
+
+
 def test_leetspeak_is_never_rotated_and_other_languages_stay() -> None:
     """Its letters alone ("sh", "ur", "nf", "gur") rotate into common words, and rotated
     the attack would be hidden; Portuguese and German are no rot13 either."""
