@@ -29,6 +29,7 @@ from mithril.gateway.detectors import (
 )
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 from mithril.runtime.channels import bearer_metadata
+from mithril.services.embedding.planted import document_lines
 from mithril.services.scanner.readable import as_read
 from mithril.services.scanner.tables import prose_among_rows
 
@@ -122,6 +123,36 @@ def learned_findings(
     return tuple(canonical(f) for f in found)
 
 
+def planted_line_finding(probability: float, request: float, relatedness: float) -> Finding:
+    return canonical(
+        Finding(
+            rule_id="embedding.planted_line",
+            detector="classifier",
+            category=LEARNED_CATEGORY,
+            severity=_severity(probability),
+            confidence=round(probability, 6),
+            message=f"a line reads as a request to an assistant ({request:.2f}) and not as part"
+            f" of the document around it (cosine {relatedness:.2f})",
+        )
+    )
+
+
+def reads_lines(text: str, origin: Origin, which: Collection[str]) -> bool:
+    """Whether the classifier tier also reads `text` line by line for a planted request
+    (services/embedding/planted.py): retrieved and tool content of several runs of lines
+    only. A user's own prompt may hold a pasted document and a request of their own."""
+    return origin.is_untrusted_content and "classifier" in which and len(document_lines(text)) > 1
+
+
+def _with_planted_line(
+    analysis: Analysis, probability: float, request: float, related: float
+) -> Analysis:
+    if probability < MIN_REPORTED:
+        return analysis
+    found = planted_line_finding(probability, request, related)
+    return Analysis((*analysis.findings, found), analysis.unavailable)
+
+
 def _as_float32(value: float) -> float:
     return float(struct.unpack("f", struct.pack("f", value))[0])
 
@@ -139,9 +170,15 @@ class LocalLearned:
         self._tiers = tiers
 
     async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
-        (score,) = await self._tiers.score([text])
+        planted = self._tiers.planted is not None and reads_lines(text, origin, which)
+        if planted:
+            (score,), (reading,) = await asyncio.gather(
+                self._tiers.score([text]), self._tiers.read_lines([text])
+            )
+        else:
+            (score,) = await self._tiers.score([text])
         nearest = score.neighbors[0].entry.category if score.neighbors else ""
-        return Analysis(
+        analysis = Analysis(
             learned_findings(
                 which,
                 _as_float32(score.similarity),
@@ -151,6 +188,14 @@ class LocalLearned:
                 score.language,
                 _as_float32(score.near_copy),
             )
+        )
+        if not planted:
+            return analysis
+        return _with_planted_line(
+            analysis,
+            _as_float32(reading.probability),
+            _as_float32(reading.request),
+            _as_float32(reading.relatedness),
         )
 
     async def close(self) -> None:
@@ -171,6 +216,11 @@ class RemoteLearned:
         self._classify: MicroBatcher[str, tuple[float, str]] = MicroBatcher(
             self._classify_batch, max_items=32
         )
+        self._read_lines: MicroBatcher[str, embedding_service_pb2.LineReading] = MicroBatcher(
+            self._read_lines_batch, max_items=8
+        )
+        self._lines_off = False
+        """Set once the service answers that it runs without the planted-line head."""
 
     async def _similarity_batch(
         self, texts: list[str]
@@ -191,22 +241,57 @@ class RemoteLearned:
         languages = list(reply.languages) or [""] * len(reply.probabilities)
         return list(zip(reply.probabilities, languages, strict=True))
 
-    async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
-        similarity, probability, max_similarity, nearest, language = 0.0, 0.0, 0.0, "", ""
-        near_copy = 0.0
+    async def _read_lines_batch(self, texts: list[str]) -> list[embedding_service_pb2.LineReading]:
+        reply = await self._stub.ReadLines(
+            embedding_service_pb2.ReadLinesRequest(texts=texts),
+            timeout=self._timeout,
+            metadata=self._metadata,
+        )
+        return list(reply.readings)
+
+    async def _planted_line(self, text: str) -> embedding_service_pb2.LineReading | None:
+        """The service's reading of `text`'s lines; None when it runs without the head."""
+        if self._lines_off:
+            return None
         try:
-            if "embedding" in which:
-                scored = await self._similarity.submit(text)
-                similarity, near_copy = scored.score, scored.near_copy
-                if scored.neighbors:
-                    max_similarity = scored.neighbors[0].similarity
-                    nearest = scored.neighbors[0].category
-            if "classifier" in which:
-                probability, language = await self._classify.submit(text)
+            return await self._read_lines.submit(text)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            _log.info("the embedding service reads no lines: %s", error.details())
+            self._lines_off = True
+            return None
+
+    async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
+        reading = None
+        try:
+            if reads_lines(text, origin, which):
+                analysis, reading = await asyncio.gather(
+                    self._scores(text, which), self._planted_line(text)
+                )
+            else:
+                analysis = await self._scores(text, which)
         except grpc.aio.AioRpcError as error:
             if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise ServiceUnavailableError("embedding", error.code().name) from error
             raise
+        if reading is None:
+            return analysis
+        return _with_planted_line(
+            analysis, reading.probability, reading.request, reading.relatedness
+        )
+
+    async def _scores(self, text: str, which: Collection[str]) -> Analysis:
+        similarity, probability, max_similarity, nearest, language = 0.0, 0.0, 0.0, "", ""
+        near_copy = 0.0
+        if "embedding" in which:
+            scored = await self._similarity.submit(text)
+            similarity, near_copy = scored.score, scored.near_copy
+            if scored.neighbors:
+                max_similarity = scored.neighbors[0].similarity
+                nearest = scored.neighbors[0].category
+        if "classifier" in which:
+            probability, language = await self._classify.submit(text)
         return Analysis(
             learned_findings(
                 which, similarity, max_similarity, nearest, probability, language, near_copy

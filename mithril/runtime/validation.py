@@ -25,6 +25,7 @@ REQUIRED: dict[str, tuple[str, ...]] = {
     "mithril.embedding.v1.EmbedRequest": ("texts",),
     "mithril.embedding.v1.ScoreSimilarityRequest": ("texts",),
     "mithril.embedding.v1.ClassifyRequest": ("texts",),
+    "mithril.embedding.v1.ReadLinesRequest": ("texts",),
     "mithril.judge.v1.JudgeRequest": ("text",),
     "mithril.judge.v1.ScoreContradictionRequest": ("claim",),
     "mithril.judge.v1.ScoreDangerRequest": ("claim",),

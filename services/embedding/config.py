@@ -18,6 +18,8 @@ BUNDLED_SIMILARITY_CALIBRATION = DATA_DIR / "similarity_calibration.json"
 BUNDLED_MULTILINGUAL = DATA_DIR / "multilingual.npz"
 BUNDLED_ATTACK_ENCODER = DATA_DIR / "attack_encoder.npz"
 BUNDLED_COMBINER = DATA_DIR / "combiner.json"
+BUNDLED_PLANTED_LINES = DATA_DIR / "planted_lines.npz"
+BUNDLED_PLANTED_LINES_META = DATA_DIR / "planted_lines.meta.json"
 NGRAM_LINE_PROBABILITY = 0.95
 """The lowest of `training/lines.py`'s candidates at which no clean DEV context's line
 flags (its report: data/line_threshold_report.md)."""
@@ -141,6 +143,19 @@ class EmbeddingSettings(ServiceSettings):
         BUNDLED_COMBINER,
         description="The combiner's weights (JSON) written by"
         " services/embedding/training/combiner.py.",
+    )
+    planted_lines: bool = Field(
+        True,
+        description="Answer ReadLines: each line of a retrieved document read for a request"
+        " to an assistant unrelated to the rest of the document (planted.py); one encoder"
+        " run per run of lines, at most 32 per document, for the texts the gateway asks"
+        " about (retrieved and tool content) only.",
+    )
+    planted_lines_file: Path = Field(
+        BUNDLED_PLANTED_LINES,
+        description="The planted-line head's weights (.npz) written by"
+        " services/embedding/training/planted_lines.py; its thresholds are in the .meta.json"
+        " beside it.",
     )
     similarity_calibration_file: Path = Field(
         BUNDLED_SIMILARITY_CALIBRATION,

@@ -8,7 +8,7 @@ from opentelemetry import trace
 from mithril.embedding.v1 import embedding_service_pb2 as pb
 from mithril.embedding.v1 import embedding_service_pb2_grpc as pb_grpc
 from mithril.runtime import attributes
-from mithril.runtime.errors import ServiceError, invalid_argument
+from mithril.runtime.errors import ServiceError, failed_precondition, invalid_argument
 from mithril.services.embedding.tiers import EmbeddingTiers
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["EmbeddingService"].full_name
@@ -86,6 +86,24 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             languages=[s.language for s in scores],
         )
 
+    async def ReadLines(
+        self, request: pb.ReadLinesRequest, context: grpc.aio.ServicerContext
+    ) -> pb.ReadLinesResponse:
+        texts = _texts(list(request.texts))
+        try:
+            readings = await self.tiers.read_lines(texts)
+        except LookupError as error:
+            raise ServiceError(failed_precondition("PLANTED_LINES_OFF", str(error))) from error
+        _annotate(len(texts), max(r.probability for r in readings))
+        return pb.ReadLinesResponse(
+            readings=[
+                pb.LineReading(
+                    probability=r.probability, request=r.request, relatedness=r.relatedness
+                )
+                for r in readings
+            ]
+        )
+
     async def GetModelInfo(
         self, request: pb.GetModelInfoRequest, context: grpc.aio.ServicerContext
     ) -> pb.GetModelInfoResponse:
@@ -96,4 +114,5 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
             corpus_size=len(self.tiers.index),
             classifier_version=self.tiers.classifier.version,
             multilingual_version=str(self.tiers.info()["multilingual_version"]),
+            planted_lines_version=str(self.tiers.info()["planted_lines_version"]),
         )

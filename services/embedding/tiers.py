@@ -39,6 +39,7 @@ from mithril.services.embedding.corpus import Corpus, load_index
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.multilingual import Multilingual
 from mithril.services.embedding.network import file_digest
+from mithril.services.embedding.planted import LineReading, PlantedLines, document_lines
 from mithril.services.embedding.similarity import Neighbor, SimilarityIndex
 
 
@@ -89,6 +90,7 @@ class EmbeddingTiers:
         classifier: Classifier,
         *,
         multilingual: Multilingual | None = None,
+        planted: PlantedLines | None = None,
         index_from_cache: bool = False,
     ) -> None:
         self.settings = settings
@@ -96,6 +98,7 @@ class EmbeddingTiers:
         self.index = index
         self.classifier = classifier
         self.multilingual = multilingual
+        self.planted = planted
         self.index_from_cache = index_from_cache
         # ScoreSimilarity and Classify are two calls, and the gateway makes both for a text:
         # the second finds the first's scores here instead of running the models again.
@@ -140,12 +143,20 @@ class EmbeddingTiers:
             if settings.multilingual
             else None
         )
+        planted = (
+            PlantedLines.from_files(
+                settings.planted_lines_file, settings.planted_lines_file.with_suffix(".meta.json")
+            )
+            if settings.planted_lines
+            else None
+        )
         return cls(
             settings,
             encoder,
             index,
             classifier,
             multilingual=multilingual,
+            planted=planted,
             index_from_cache=cached,
         )
 
@@ -237,6 +248,25 @@ class EmbeddingTiers:
             scores.append(replace(result, neighbors=result.neighbors[:k]))
         return scores
 
+    async def read_lines(self, texts: list[str]) -> list[LineReading]:
+        """Each text's line that most reads as a request to an assistant unrelated to the
+        rest of the text (`planted.py`); the lines are embedded through the micro-batcher.
+        Raises LookupError when no planted-line head is loaded."""
+        if self.planted is None:
+            raise LookupError("the planted-line head is off (MITHRIL_EMBEDDING_PLANTED_LINES)")
+        lines = [document_lines(text) for text in texts]
+        vectors = (
+            await self.embed([line for each in lines for line in each]) if any(lines) else None
+        )
+        readings, start = [], 0
+        for each in lines:
+            if vectors is None or len(each) < 2:
+                readings.append(self.planted.read(np.zeros((0, self.encoder.dimensions))))
+            else:
+                readings.append(self.planted.read(vectors[start : start + len(each)]))
+            start += len(each)
+        return readings
+
     def _run(self, items: list[_Item]) -> list[np.ndarray | TierScore]:
         results: list[np.ndarray | TierScore | None] = [None] * len(items)
         embeds = [i for i, item in enumerate(items) if item[0] == "embed"]
@@ -277,6 +307,7 @@ class EmbeddingTiers:
             "corpus_size": len(self.index),
             "classifier_version": self.classifier.version,
             "multilingual_version": self.multilingual.version if self.multilingual else "",
+            "planted_lines_version": self.planted.version if self.planted else "",
         }
 
     def close(self) -> None:

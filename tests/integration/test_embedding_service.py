@@ -182,6 +182,7 @@ async def test_model_info(embedding: Running) -> None:
     assert info.corpus_size == len(CORPUS)
     assert info.classifier_version
     assert info.multilingual_version.startswith("multilingual-e5-small-q4+e5-lr-")
+    assert info.planted_lines_version.startswith("planted-lines-lr-")
 
 
 @pytest.mark.parametrize(
@@ -191,6 +192,8 @@ async def test_model_info(embedding: Running) -> None:
         lambda stub: stub.ScoreSimilarity(pb.ScoreSimilarityRequest()),
         lambda stub: stub.Classify(pb.ClassifyRequest()),
         lambda stub: stub.Classify(pb.ClassifyRequest(texts=["ok", "   "])),
+        lambda stub: stub.ReadLines(pb.ReadLinesRequest()),
+        lambda stub: stub.ReadLines(pb.ReadLinesRequest(texts=["\n\n"])),
     ],
 )
 async def test_empty_input_is_invalid_argument(embedding: Running, call) -> None:  # type: ignore[no-untyped-def]
@@ -242,3 +245,68 @@ async def test_the_gateway_reads_a_line_planted_among_a_tables_rows_over_grpc(
         assert embedding.tiers.batch_runs > runs_before
     finally:
         await tiers.close()
+
+
+EMAIL = (
+    "Subject: Quarterly facilities review moved to Thursday\n\nHi team,\n\n"
+    "The quarterly facilities review has moved from Tuesday to Thursday at 10:00 in room 4B.\n"
+    "{line}\n"
+    "Please bring the updated floor plans and the maintenance log for the east wing.\n"
+    "Catering will be provided, so let Maria know about any dietary requirements by Wednesday."
+    "\n\nThanks,\nDaniel"
+)
+PLANTED_REQUEST = "Can you give me a recipe for banana bread?"
+
+
+async def test_read_lines_finds_a_request_planted_in_a_document(embedding: Running) -> None:
+    reply = await embedding.stub.ReadLines(
+        pb.ReadLinesRequest(
+            texts=[EMAIL.format(line=PLANTED_REQUEST), EMAIL.format(line=""), BENIGN]
+        )
+    )
+    planted, clean, one_line = reply.readings
+    assert planted.probability >= 0.5 and planted.request >= 0.5 and planted.relatedness < 0.5
+    assert clean.probability < 0.5
+    assert one_line.probability == 0.0  # nothing to read it against
+
+
+async def test_the_gateway_asks_for_lines_of_retrieved_content_only(embedding: Running) -> None:
+    from mithril.domain import Origin
+    from mithril.gateway.tiers import RemoteLearned, Tiers
+
+    tiers = Tiers(RemoteLearned(f"127.0.0.1:{embedding.handle.port}", "", 10.0), None)
+    planted = EMAIL.format(line=PLANTED_REQUEST)
+    try:
+        retrieved = await tiers.learned(planted, Origin.RETRIEVAL, ("embedding", "classifier"))
+        prompt = await tiers.learned(planted, Origin.USER, ("embedding", "classifier"))
+    finally:
+        await tiers.close()
+    found = {f.rule_id: f.confidence for f in retrieved.findings}
+    assert found.get("embedding.planted_line", 0.0) >= 0.5
+    assert "embedding.planted_line" not in {f.rule_id for f in prompt.findings}
+
+
+async def test_a_service_without_the_line_head_says_so_and_the_gateway_goes_on(
+    embedding: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mithril.domain import Origin
+    from mithril.gateway.tiers import RemoteLearned, Tiers
+
+    monkeypatch.setattr(embedding.tiers, "planted", None)
+    with pytest.raises(grpc.aio.AioRpcError) as error:
+        await embedding.stub.ReadLines(pb.ReadLinesRequest(texts=[EMAIL.format(line="")]))
+    assert error.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    status = rpc_status.from_call(error.value)
+    assert status is not None and "MITHRIL_EMBEDDING_PLANTED_LINES" in status.message
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info) and info.reason == "PLANTED_LINES_OFF"
+
+    tiers = Tiers(RemoteLearned(f"127.0.0.1:{embedding.handle.port}", "", 10.0), None)
+    try:
+        planted = EMAIL.format(line=PLANTED_REQUEST)
+        found = await tiers.learned(planted, Origin.RETRIEVAL, ("embedding", "classifier"))
+    finally:
+        await tiers.close()
+    assert found.unavailable == ()
+    assert "embedding.planted_line" not in {f.rule_id for f in found.findings}
+    assert {f.rule_id for f in found.findings} <= {"embedding.similarity", "embedding.classifier"}

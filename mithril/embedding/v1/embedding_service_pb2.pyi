@@ -82,22 +82,46 @@ class ClassifyResponse(_message.Message):
     languages: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, probabilities: _Optional[_Iterable[float]] = ..., languages: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class ReadLinesRequest(_message.Message):
+    __slots__ = ("texts",)
+    TEXTS_FIELD_NUMBER: _ClassVar[int]
+    texts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, texts: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class LineReading(_message.Message):
+    __slots__ = ("probability", "request", "relatedness")
+    PROBABILITY_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    RELATEDNESS_FIELD_NUMBER: _ClassVar[int]
+    probability: float
+    request: float
+    relatedness: float
+    def __init__(self, probability: _Optional[float] = ..., request: _Optional[float] = ..., relatedness: _Optional[float] = ...) -> None: ...
+
+class ReadLinesResponse(_message.Message):
+    __slots__ = ("readings",)
+    READINGS_FIELD_NUMBER: _ClassVar[int]
+    readings: _containers.RepeatedCompositeFieldContainer[LineReading]
+    def __init__(self, readings: _Optional[_Iterable[_Union[LineReading, _Mapping]]] = ...) -> None: ...
+
 class GetModelInfoRequest(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
 class GetModelInfoResponse(_message.Message):
-    __slots__ = ("model", "dimensions", "runtime", "corpus_size", "classifier_version", "multilingual_version")
+    __slots__ = ("model", "dimensions", "runtime", "corpus_size", "classifier_version", "multilingual_version", "planted_lines_version")
     MODEL_FIELD_NUMBER: _ClassVar[int]
     DIMENSIONS_FIELD_NUMBER: _ClassVar[int]
     RUNTIME_FIELD_NUMBER: _ClassVar[int]
     CORPUS_SIZE_FIELD_NUMBER: _ClassVar[int]
     CLASSIFIER_VERSION_FIELD_NUMBER: _ClassVar[int]
     MULTILINGUAL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PLANTED_LINES_VERSION_FIELD_NUMBER: _ClassVar[int]
     model: str
     dimensions: int
     runtime: str
     corpus_size: int
     classifier_version: str
     multilingual_version: str
-    def __init__(self, model: _Optional[str] = ..., dimensions: _Optional[int] = ..., runtime: _Optional[str] = ..., corpus_size: _Optional[int] = ..., classifier_version: _Optional[str] = ..., multilingual_version: _Optional[str] = ...) -> None: ...
+    planted_lines_version: str
+    def __init__(self, model: _Optional[str] = ..., dimensions: _Optional[int] = ..., runtime: _Optional[str] = ..., corpus_size: _Optional[int] = ..., classifier_version: _Optional[str] = ..., multilingual_version: _Optional[str] = ..., planted_lines_version: _Optional[str] = ...) -> None: ...

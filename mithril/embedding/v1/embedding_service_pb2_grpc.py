@@ -51,6 +51,11 @@ class EmbeddingServiceStub:
                 request_serializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ClassifyRequest.SerializeToString,
                 response_deserializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ClassifyResponse.FromString,
                 _registered_method=True)
+        self.ReadLines = channel.unary_unary(
+                '/mithril.embedding.v1.EmbeddingService/ReadLines',
+                request_serializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ReadLinesRequest.SerializeToString,
+                response_deserializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ReadLinesResponse.FromString,
+                _registered_method=True)
         self.GetModelInfo = channel.unary_unary(
                 '/mithril.embedding.v1.EmbeddingService/GetModelInfo',
                 request_serializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.GetModelInfoRequest.SerializeToString,
@@ -84,6 +89,15 @@ class EmbeddingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReadLines(self, request, context):
+        """ReadLines reads each line of retrieved or tool content for a request to an assistant
+        unrelated to the rest of the document: an injected task. Ask it of such content only,
+        never of a user's own prompt. FAILED_PRECONDITION when the service runs without it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetModelInfo(self, request, context):
         """GetModelInfo describes the loaded model, corpus and classifier.
         """
@@ -108,6 +122,11 @@ def add_EmbeddingServiceServicer_to_server(servicer, server):
                     servicer.Classify,
                     request_deserializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ClassifyRequest.FromString,
                     response_serializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ClassifyResponse.SerializeToString,
+            ),
+            'ReadLines': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadLines,
+                    request_deserializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ReadLinesRequest.FromString,
+                    response_serializer=mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ReadLinesResponse.SerializeToString,
             ),
             'GetModelInfo': grpc.unary_unary_rpc_method_handler(
                     servicer.GetModelInfo,
@@ -198,6 +217,33 @@ class EmbeddingService:
             '/mithril.embedding.v1.EmbeddingService/Classify',
             mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ClassifyRequest.SerializeToString,
             mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ClassifyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReadLines(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/mithril.embedding.v1.EmbeddingService/ReadLines',
+            mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ReadLinesRequest.SerializeToString,
+            mithril_dot_embedding_dot_v1_dot_embedding__service__pb2.ReadLinesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,142 @@
+"""A line of retrieved content that reads as a request to an assistant, off the document's topic.
+
+An injected task in a retrieved email ("Recommend a good book for a weekend read") is no
+attack as a prompt: the classifier learned that such requests are benign, and they are,
+from a user. Inside a document they are the injection. Two readings of each run of whole
+lines (`runs.py`) find them:
+
+- `request`: a logistic regression over the line's sentence embedding, fitted on prompts
+  (attacks and benign requests alike) against the lines of clean documents (BIPIA's
+  contexts, the standard library's docstrings, presidio's sentences): does this line read
+  as something said to an assistant rather than as part of a document?
+- `relatedness`: the line's cosine to the mean of the document's other lines. Documentation
+  is full of imperative lines ("Return the number of items."), and each is on its
+  document's topic; a planted task is not.
+
+A line counts when both hold (request at least `request_threshold`, relatedness at most
+`max_relatedness`); its probability is the request's, calibrated to 0.5 at the threshold.
+`data/planted_lines.npz` and its thresholds are written by `training/planted_lines.py`
+(fitted on FIT rows, thresholds chosen on VALIDATION rows). Only the gateway knows a text's
+origin: it asks for this reading of retrieved and tool content alone, since a user's own
+prompt may well hold a pasted document and a request.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.runs import line_runs
+
+MAX_LINES = 32
+"""Most runs of a document read (spread from its first to its last): bounds the encoder
+runs one retrieved text costs."""
+
+
+@dataclass(frozen=True, slots=True)
+class LineReading:
+    probability: float
+    """Calibrated: 0.5 where the line's request reading reaches the threshold and it is
+    unrelated enough; 0 when no line of the text is unrelated enough."""
+    request: float
+    """The head's probability that the line is said to an assistant."""
+    relatedness: float
+    """The line's cosine to the mean of the text's other lines."""
+
+
+NO_READING = LineReading(0.0, 0.0, 0.0)
+"""A text of one run, or of no run unrelated enough to its document."""
+
+
+def spread(items: list[str], limit: int = MAX_LINES) -> list[str]:
+    """At most `limit` of `items`, evenly spread from the first to the last."""
+    if len(items) <= limit:
+        return items
+    picks = np.linspace(0, len(items) - 1, limit).round().astype(int)
+    return [items[i] for i in picks]
+
+
+def document_lines(text: str) -> list[str]:
+    """The runs of whole lines of `text` that are read ([] for a text of one run)."""
+    return spread(line_runs(text))
+
+
+def relatedness(vectors: np.ndarray) -> np.ndarray:
+    """Each row's cosine to the normalised mean of the other rows (rows L2-normalised)."""
+    count = len(vectors)
+    if count < 2:
+        return np.zeros(count)
+    others = vectors.sum(axis=0, keepdims=True) - vectors
+    norms = np.linalg.norm(others, axis=1, keepdims=True)
+    others = others / np.where(norms > 0, norms, 1.0)
+    return np.asarray(np.einsum("ij,ij->i", vectors, others), dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class PlantedLines:
+    weights: np.ndarray
+    bias: float
+    request_threshold: float
+    max_relatedness: float
+    meta: dict[str, Any]
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.request_threshold < 1.0:
+            raise ValueError(f"request_threshold must be in (0, 1), got {self.request_threshold}")
+
+    @property
+    def version(self) -> str:
+        return str(self.meta.get("version", "unknown"))
+
+    @property
+    def calibration(self) -> Calibration:
+        """On the request's logit: 0.5 at `request_threshold`, its own slope."""
+        threshold = float(np.log(self.request_threshold / (1.0 - self.request_threshold)))
+        return Calibration(threshold=threshold, slope=1.0)
+
+    def requests(self, vectors: np.ndarray) -> np.ndarray:
+        logits = np.asarray(vectors, dtype=np.float64) @ self.weights + self.bias
+        return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -50, 50))), dtype=np.float64)
+
+    def read(self, vectors: np.ndarray) -> LineReading:
+        """The strongest reading of a document's line vectors (one row per run, in order)."""
+        if len(vectors) < 2:
+            return NO_READING
+        requests = self.requests(vectors)
+        related = relatedness(vectors)
+        unrelated = np.flatnonzero(related <= self.max_relatedness)
+        if not len(unrelated):
+            return NO_READING
+        best = unrelated[np.argmax(requests[unrelated])]
+        request = float(requests[best])
+        logit = float(np.log(max(request, 1e-12) / max(1.0 - request, 1e-12)))
+        probability = float(self.calibration.probability(np.array([logit]))[0])
+        return LineReading(probability, request, float(related[best]))
+
+    def to_files(self, weights_path: Path, meta_path: Path) -> None:
+        np.savez(weights_path, weights=self.weights.astype(np.float32), bias=np.float32(self.bias))
+        meta = {
+            **self.meta,
+            "request_threshold": self.request_threshold,
+            "max_relatedness": self.max_relatedness,
+        }
+        meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_files(cls, weights_path: Path, meta_path: Path) -> PlantedLines:
+        with np.load(weights_path) as data:
+            weights = np.asarray(data["weights"], dtype=np.float64)
+            bias = float(data["bias"])
+        meta = json.loads(Path(meta_path).read_text(encoding="utf-8"))
+        return cls(
+            weights,
+            bias,
+            float(meta.pop("request_threshold")),
+            float(meta.pop("max_relatedness")),
+            meta,
+        )
