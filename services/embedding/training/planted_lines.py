@@ -9,12 +9,16 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
   attack strings. Part of a document (0): each run of lines (`runs.py`) of every clean BIPIA
   context and standard-library docstring, and presidio's sentences. One logistic regression
   over the int8 sentence embedding (sklearn, lbfgs, C = `C`, classes weighted to balance).
-- Thresholds chosen on VALIDATION rows: every VALIDATION prompt (up to `PLANTED`, by text
-  hash) planted on its own line of a VALIDATION clean BIPIA context (`insert_into`, as the
-  detection benchmark plants), against every VALIDATION clean document (BIPIA contexts and
-  docstrings). The pair that finds the most planted prompts while no clean document has a
-  line that counts, at that pair and at the next looser relatedness bound; on a tie, the
-  stricter pair.
+- Thresholds chosen against clean documents: every VALIDATION clean document (BIPIA
+  contexts and docstrings), read by the head, and every FIT clean document of several runs
+  of lines, read out of fold (`FOLDS` heads, each fitted without the fold that holds the
+  document: folds by document, so none of its lines was fitted on). The first choice saw
+  only the 346 VALIDATION documents and asked that none be flagged; at that size no false
+  positive is still consistent with a rate above 1 %. Planted: every VALIDATION prompt (up
+  to `PLANTED`, by text hash) planted on its own line of a VALIDATION clean BIPIA context
+  (`insert_into`, as the detection benchmark plants). The pair that finds the most planted
+  prompts while at most `MAX_CLEAN_RATE` of the clean documents have a line that counts,
+  at that pair and at the next looser relatedness bound; on a tie, the stricter pair.
 
 Writes `data/planted_lines.npz`, `data/planted_lines.meta.json` and
 `data/planted_lines_report.md`. About five minutes (the embeddings of ~30,000 lines).
@@ -34,14 +38,19 @@ from pathlib import Path
 import numpy as np
 
 from mithril.benchmark.detection import BIPIA, insert_into
+from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.encoder import Encoder
-from mithril.services.embedding.planted import NO_READING, LineReading, PlantedLines, document_lines
+from mithril.services.embedding.planted import PlantedLines, document_lines, relatedness
 from mithril.services.embedding.training.train import FIT, SEED, VALIDATION, Sample, samples
 
 VERSION = "planted-lines-lr-2026.12"
 C = 1.0
 PLANTED = 600
+FOLDS = 5
+MAX_CLEAN_RATE = 0.0025
+"""Of the clean documents, the most a chosen pair may flag: the head adds to the cascade's
+false positives, and the target bounds them at 1 % in all."""
 REQUEST_THRESHOLDS = (0.8, 0.9, 0.95, 0.98, 0.99)
 MAX_RELATEDNESS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 PROMPT_SOURCES = (
@@ -58,28 +67,67 @@ MAX_PROMPT_CHARS = 2000
 """Longer prompts (whole jailbreak templates) are no line of a document."""
 
 
+def encode_cached(encoder: Encoder, texts: list[str], cache: Path) -> np.ndarray:
+    """`encoder.encode(texts)`, kept under `cache` by the network and the texts."""
+    key = hashlib.sha256(encoder.model_id.encode())
+    for text in texts:
+        key.update(hashlib.sha256(text.encode("utf-8")).digest())
+    path = cache / f"lines-{key.hexdigest()[:24]}.npy"
+    if path.exists():
+        return np.asarray(np.load(path))
+    vectors = encoder.encode(texts)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.save(path, vectors)
+    return vectors
+
+
 def _task(sample: Sample) -> str:
     return f"{sample.source}:{(sample.category or '-').split(':')[0]}"
 
 
-def fitting_rows(rows: Sequence[Sample]) -> tuple[list[str], np.ndarray]:
-    """FIT lines and their labels (1: said to an assistant)."""
-    said: list[str] = []
-    document: list[str] = []
+@dataclass(frozen=True)
+class Fitting:
+    texts: list[str]
+    labels: np.ndarray
+    """1: said to an assistant; 0: part of a document."""
+    groups: np.ndarray
+    """A document's lines share one group, so that folds never split a document."""
+    documents: list[tuple[str, slice]]
+    """(task, its lines in `texts`) for every clean document of several runs of lines."""
+
+
+def fitting_rows(rows: Sequence[Sample]) -> Fitting:
+    """FIT lines, their labels and groups, and where each clean document's lines are."""
+    said = sorted(
+        {
+            s.view if s.source in PROMPT_SOURCES else s.view[s.attack_span[0] : s.attack_span[1]]  # type: ignore[index]
+            for s in rows
+            if s.part == FIT
+            and (
+                (s.source in PROMPT_SOURCES and len(s.view) <= MAX_PROMPT_CHARS)
+                or (s.source == BIPIA and s.label == 1 and s.attack_span is not None)
+            )
+        }
+    )
+    texts, groups = list(said), list(range(len(said)))
+    documents: list[tuple[str, slice]] = []
     for s in rows:
-        if s.part != FIT:
+        if s.part != FIT or s.label != 0:
             continue
-        if s.source in PROMPT_SOURCES and len(s.view) <= MAX_PROMPT_CHARS:
-            said.append(s.view)
-        elif s.source == BIPIA and s.label == 1 and s.attack_span is not None:
-            said.append(s.view[s.attack_span[0] : s.attack_span[1]])
-        elif s.source in DOCUMENT_SOURCES and s.label == 0:
-            document.extend(document_lines(s.view) or [s.view])
+        if s.source in DOCUMENT_SOURCES:
+            lines = document_lines(s.view)
+            if lines:
+                documents.append((_task(s), slice(len(texts), len(texts) + len(lines))))
+            else:
+                lines = [s.view]
         elif s.source in SENTENCE_SOURCES:
-            document.append(s.view)
-    said = sorted(set(said))
-    texts = said + document
-    return texts, np.r_[np.ones(len(said)), np.zeros(len(document))]
+            lines = [s.view]
+        else:
+            continue
+        groups.extend([len(groups)] * len(lines))
+        texts.extend(lines)
+    labels = np.r_[np.ones(len(said)), np.zeros(len(texts) - len(said))]
+    return Fitting(texts, labels, np.asarray(groups), documents)
 
 
 def planted_documents(rows: Sequence[Sample]) -> list[tuple[str, str]]:
@@ -107,6 +155,40 @@ def fit(vectors: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 @dataclass(frozen=True)
+class Lines:
+    """A document's lines as a head reads them: each one's request and relatedness."""
+
+    requests: np.ndarray
+    related: np.ndarray
+
+    def flags(self, request_threshold: float, max_relatedness: float) -> bool:
+        """What `PlantedLines.read` decides at this pair (probability >= 0.5)."""
+        counts = (self.requests >= request_threshold) & (self.related <= max_relatedness)
+        return len(self.requests) > 1 and bool(counts.any())
+
+
+def lines_of(weights: np.ndarray, bias: float, vectors: np.ndarray) -> Lines:
+    head = PlantedLines(weights, bias, 0.5, 1.0, {})
+    return Lines(head.requests(vectors), relatedness(vectors))
+
+
+def out_of_fold(vectors: np.ndarray, fitting: Fitting, folds: int = FOLDS) -> list[Lines]:
+    """Each clean FIT document read by a head fitted without its fold (folds by group)."""
+    from sklearn.model_selection import GroupKFold
+
+    read: dict[int, Lines] = {}
+    starts = {part.start: index for index, (_, part) in enumerate(fitting.documents)}
+    for train, test in GroupKFold(n_splits=folds).split(vectors, fitting.labels, fitting.groups):
+        weights, bias = fit(vectors[train], fitting.labels[train])
+        tested = set(test.tolist())
+        for start, index in starts.items():
+            if start in tested:
+                part = fitting.documents[index][1]
+                read[index] = lines_of(weights, bias, vectors[part])
+    return [read[index] for index in range(len(fitting.documents))]
+
+
+@dataclass(frozen=True)
 class Choice:
     request_threshold: float
     max_relatedness: float
@@ -114,36 +196,37 @@ class Choice:
     clean_flagged: int
 
 
-def choose(
-    head: PlantedLines, clean: list[np.ndarray], planted: list[np.ndarray]
-) -> tuple[Choice, list[Choice]]:
-    """Every candidate pair, and the one chosen: most planted found with no clean document
-    flagged, at this pair and at the next looser relatedness bound (a step back from the
-    edge: VALIDATION holds a dozen emails and code contexts); on a tie the higher request
-    threshold, then the lower relatedness."""
-    candidates = []
-    for request in REQUEST_THRESHOLDS:
-        for related in MAX_RELATEDNESS:
-            trial = PlantedLines(head.weights, head.bias, request, related, head.meta)
-            candidates.append(
-                Choice(
-                    request,
-                    related,
-                    sum(trial.read(v).probability >= 0.5 for v in planted),
-                    sum(trial.read(v).probability >= 0.5 for v in clean),
-                )
-            )
+def grid(clean: list[Lines], planted: list[Lines]) -> list[Choice]:
+    return [
+        Choice(
+            request,
+            related,
+            sum(doc.flags(request, related) for doc in planted),
+            sum(doc.flags(request, related) for doc in clean),
+        )
+        for request in REQUEST_THRESHOLDS
+        for related in MAX_RELATEDNESS
+    ]
+
+
+def choose(clean: list[Lines], planted: list[Lines]) -> tuple[Choice, list[Choice]]:
+    """Every candidate pair, and the one chosen: most planted found with at most
+    `MAX_CLEAN_RATE` of the clean documents flagged, at this pair and at the next looser
+    relatedness bound (a step back from the edge); on a tie the higher request threshold,
+    then the lower relatedness."""
+    allowed = int(MAX_CLEAN_RATE * len(clean))
+    candidates = grid(clean, planted)
     looser = {(c.request_threshold, c.max_relatedness): c for c in candidates}
     steps = dict(itertools.pairwise(MAX_RELATEDNESS))
     safe = [
         c
         for c in candidates
-        if c.clean_flagged == 0
+        if c.clean_flagged <= allowed
         and c.max_relatedness in steps
-        and looser[(c.request_threshold, steps[c.max_relatedness])].clean_flagged == 0
+        and looser[(c.request_threshold, steps[c.max_relatedness])].clean_flagged <= allowed
     ]
     if not safe:
-        raise ValueError("every candidate pair flags a clean VALIDATION document")
+        raise ValueError(f"every candidate pair flags more than {allowed} clean documents")
     best = max(safe, key=lambda c: (c.planted_found, c.request_threshold, -c.max_relatedness))
     return best, candidates
 
@@ -153,8 +236,8 @@ def report(
     candidates: list[Choice],
     clean_tasks: list[str],
     planted_tasks: list[str],
-    clean: list[LineReading],
-    planted: list[LineReading],
+    clean: list[bool],
+    planted: list[bool],
     fitted: Counter[int],
 ) -> str:
     lines = [
@@ -162,11 +245,12 @@ def report(
         "",
         f"Written by `services/embedding/training/planted_lines.py` ({VERSION}). Fitted on"
         f" {fitted[1]} FIT prompts and BIPIA attack strings against {fitted[0]} FIT"
-        " document lines and sentences. Chosen on VALIDATION, a step back from the edge (no"
-        " clean document flagged at the next looser relatedness bound either): the head"
-        " alone, a document"
-        " flagged when a line's request reading reaches the threshold and its relatedness"
-        " to the other lines is at most the bound.",
+        " document lines and sentences. Chosen on every clean VALIDATION document and, out of"
+        f" fold ({FOLDS} folds by document), every clean FIT one, a step back from the edge"
+        ": the head alone, a document flagged when a line's request reading reaches the"
+        " threshold and its relatedness to the other lines is at most the bound; at most"
+        f" {MAX_CLEAN_RATE:.2%} of the clean documents may be flagged, at the pair and at"
+        " the next looser relatedness bound.",
         "",
         f"Chosen: request >= {chosen.request_threshold}, relatedness <="
         f" {chosen.max_relatedness}: {chosen.planted_found} of {len(planted)} planted prompts,"
@@ -190,7 +274,7 @@ def report(
         ("planted", planted_tasks, planted),
     ):
         totals = Counter(tasks)
-        hits = Counter(t for t, r in zip(tasks, readings, strict=True) if r.probability >= 0.5)
+        hits = Counter(t for t, hit in zip(tasks, readings, strict=True) if hit)
         for task in sorted(totals):
             lines.append(f"| {name} {task} | {totals[task]} | {hits[task]} |")
     return "\n".join(lines) + "\n"
@@ -200,52 +284,62 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
     parser.add_argument("--out", type=Path, default=DATA_DIR)
+    parser.add_argument(
+        "--cache", type=Path, default=mithril_home() / "cache" / "embedding" / "training"
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     rows = samples(args.datasets)
     encoder = Encoder.load()
-    texts, labels = fitting_rows(rows)
-    print(f"fitting on {len(texts)} lines ({int(labels.sum())} said to an assistant)")
-    weights, bias = fit(encoder.encode(texts), labels)
-    head = PlantedLines(
-        weights,
-        bias,
-        0.5,
-        1.0,
-        {
-            "version": VERSION,
-            "seed": SEED,
-            "C": C,
-            "encoder": encoder.model_id,
-            "fitted_on": {
-                "said_to_assistant": int(labels.sum()),
-                "document": int(len(labels) - labels.sum()),
-            },
-            "sources": {
-                "said": [*PROMPT_SOURCES, f"{BIPIA} attack strings"],
-                "document": list(DOCUMENT_SOURCES + SENTENCE_SOURCES),
-            },
-            "script": "services/embedding/training/planted_lines.py",
+    fitting = fitting_rows(rows)
+    labels = fitting.labels
+    print(f"fitting on {len(labels)} lines ({int(labels.sum())} said to an assistant)")
+    vectors = encode_cached(encoder, fitting.texts, args.cache)
+    weights, bias = fit(vectors, labels)
+    meta = {
+        "version": VERSION,
+        "seed": SEED,
+        "C": C,
+        "encoder": encoder.model_id,
+        "fitted_on": {
+            "said_to_assistant": int(labels.sum()),
+            "document": int(len(labels) - labels.sum()),
         },
-    )
-    clean_docs = [
+        "sources": {
+            "said": [*PROMPT_SOURCES, f"{BIPIA} attack strings"],
+            "document": list(DOCUMENT_SOURCES + SENTENCE_SOURCES),
+        },
+        "script": "services/embedding/training/planted_lines.py",
+    }
+    validation_docs = [
         (_task(s), s.view)
         for s in rows
         if s.part == VALIDATION and s.label == 0 and s.source in DOCUMENT_SOURCES
     ]
     planted_docs = planted_documents(rows)
-    clean = [encoder.encode(document_lines(text) or [text]) for _, text in clean_docs]
-    planted = [encoder.encode(document_lines(text) or [text]) for _, text in planted_docs]
-    chosen, candidates = choose(head, clean, planted)
-    head = PlantedLines(weights, bias, chosen.request_threshold, chosen.max_relatedness, head.meta)
+
+    def read(texts: list[str]) -> list[Lines]:
+        lines = [document_lines(text) or [text] for text in texts]
+        every = encode_cached(encoder, [line for each in lines for line in each], args.cache)
+        cuts = np.cumsum([0] + [len(each) for each in lines])
+        return [lines_of(weights, bias, every[a:b]) for a, b in itertools.pairwise(cuts)]
+
+    clean_tasks = [f"FIT out of fold {task}" for task, _ in fitting.documents] + [
+        f"VALIDATION {task}" for task, _ in validation_docs
+    ]
+    clean = out_of_fold(vectors, fitting) + read([text for _, text in validation_docs])
+    planted = read([text for _, text in planted_docs])
+    chosen, candidates = choose(clean, planted)
+    head = PlantedLines(weights, bias, chosen.request_threshold, chosen.max_relatedness, meta)
     head.to_files(args.out / "planted_lines.npz", args.out / "planted_lines.meta.json")
+    pair = (chosen.request_threshold, chosen.max_relatedness)
     text = report(
         chosen,
         candidates,
-        [t for t, _ in clean_docs],
+        clean_tasks,
         [t for t, _ in planted_docs],
-        [head.read(v) if len(v) > 1 else NO_READING for v in clean],
-        [head.read(v) if len(v) > 1 else NO_READING for v in planted],
+        [doc.flags(*pair) for doc in clean],
+        [doc.flags(*pair) for doc in planted],
         Counter(int(x) for x in labels),
     )
     (args.out / "planted_lines_report.md").write_text(text, encoding="utf-8")
