@@ -39,7 +39,12 @@ from mithril.services.embedding.corpus import Corpus, load_index
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.multilingual import Multilingual
 from mithril.services.embedding.network import file_digest
-from mithril.services.embedding.planted import LineReading, PlantedLines, document_lines
+from mithril.services.embedding.planted import (
+    NO_READING,
+    LineReading,
+    PlantedLines,
+    document_lines,
+)
 from mithril.services.embedding.similarity import Neighbor, SimilarityIndex
 
 
@@ -254,17 +259,18 @@ class EmbeddingTiers:
         Raises LookupError when no planted-line head is loaded."""
         if self.planted is None:
             raise LookupError("the planted-line head is off (MITHRIL_EMBEDDING_PLANTED_LINES)")
-        lines = [document_lines(text) for text in texts]
-        vectors = (
-            await self.embed([line for each in lines for line in each]) if any(lines) else None
-        )
+        lines = [document_lines(text) for text in texts]  # [] for a text of one run
+        every = [line for each in lines for line in each]
+        vectors = await self.embed(every) if every else None
         readings, start = [], 0
         for each in lines:
-            if vectors is None or len(each) < 2:
-                readings.append(self.planted.read(np.zeros((0, self.encoder.dimensions))))
-            else:
-                readings.append(self.planted.read(vectors[start : start + len(each)]))
-            start += len(each)
+            end = start + len(each)
+            readings.append(
+                self.planted.read(vectors[start:end])
+                if each and vectors is not None
+                else NO_READING
+            )
+            start = end
         return readings
 
     def _run(self, items: list[_Item]) -> list[np.ndarray | TierScore]:
