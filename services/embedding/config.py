@@ -19,7 +19,6 @@ BUNDLED_MULTILINGUAL = DATA_DIR / "multilingual.npz"
 BUNDLED_ATTACK_ENCODER = DATA_DIR / "attack_encoder.npz"
 BUNDLED_COMBINER = DATA_DIR / "combiner.json"
 BUNDLED_PLANTED_LINES = DATA_DIR / "planted_lines.npz"
-BUNDLED_PLANTED_LINES_META = DATA_DIR / "planted_lines.meta.json"
 NGRAM_LINE_PROBABILITY = 0.95
 """The lowest of `training/lines.py`'s candidates at which no clean DEV context's line
 flags (its report: data/line_threshold_report.md)."""

@@ -66,6 +66,20 @@ def document_lines(text: str) -> list[str]:
     return spread(line_runs(text))
 
 
+def meta_path(weights_path: Path) -> Path:
+    """Where a head's thresholds and provenance live: beside its weights (`x.meta.json`)."""
+    return weights_path.with_suffix(".meta.json")
+
+
+def request_logits(weights: np.ndarray, bias: float, vectors: np.ndarray) -> np.ndarray:
+    """The head's logit, per row, that the line is said to an assistant."""
+    return np.asarray(np.asarray(vectors, dtype=np.float64) @ weights + bias, dtype=np.float64)
+
+
+def sigmoid(logits: np.ndarray) -> np.ndarray:
+    return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -50, 50))), dtype=np.float64)
+
+
 def relatedness(vectors: np.ndarray) -> np.ndarray:
     """Each row's cosine to the normalised mean of the other rows (rows L2-normalised)."""
     count = len(vectors)
@@ -99,40 +113,37 @@ class PlantedLines:
         threshold = float(np.log(self.request_threshold / (1.0 - self.request_threshold)))
         return Calibration(threshold=threshold, slope=1.0)
 
-    def requests(self, vectors: np.ndarray) -> np.ndarray:
-        logits = np.asarray(vectors, dtype=np.float64) @ self.weights + self.bias
-        return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -50, 50))), dtype=np.float64)
-
     def read(self, vectors: np.ndarray) -> LineReading:
         """The strongest reading of a document's line vectors (one row per run, in order)."""
         if len(vectors) < 2:
             return NO_READING
-        requests = self.requests(vectors)
+        logits = request_logits(self.weights, self.bias, vectors)
         related = relatedness(vectors)
         unrelated = np.flatnonzero(related <= self.max_relatedness)
         if not len(unrelated):
             return NO_READING
-        best = unrelated[np.argmax(requests[unrelated])]
-        request = float(requests[best])
-        logit = float(np.log(max(request, 1e-12) / max(1.0 - request, 1e-12)))
-        probability = float(self.calibration.probability(np.array([logit]))[0])
+        best = unrelated[np.argmax(logits[unrelated])]
+        request = float(sigmoid(logits[best]))
+        probability = float(self.calibration.probability(logits[best : best + 1])[0])
         return LineReading(probability, request, float(related[best]))
 
-    def to_files(self, weights_path: Path, meta_path: Path) -> None:
+    def to_file(self, weights_path: Path) -> None:
+        """The weights at `weights_path`, thresholds and provenance at `meta_path` of it."""
         np.savez(weights_path, weights=self.weights.astype(np.float32), bias=np.float32(self.bias))
         meta = {
             **self.meta,
             "request_threshold": self.request_threshold,
             "max_relatedness": self.max_relatedness,
         }
-        meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
+        meta_path(weights_path).write_text(text, encoding="utf-8")
 
     @classmethod
-    def from_files(cls, weights_path: Path, meta_path: Path) -> PlantedLines:
+    def from_file(cls, weights_path: Path) -> PlantedLines:
         with np.load(weights_path) as data:
             weights = np.asarray(data["weights"], dtype=np.float64)
             bias = float(data["bias"])
-        meta = json.loads(Path(meta_path).read_text(encoding="utf-8"))
+        meta = json.loads(meta_path(weights_path).read_text(encoding="utf-8"))
         return cls(
             weights,
             bias,

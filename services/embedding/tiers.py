@@ -149,11 +149,7 @@ class EmbeddingTiers:
             else None
         )
         planted = (
-            PlantedLines.from_files(
-                settings.planted_lines_file, settings.planted_lines_file.with_suffix(".meta.json")
-            )
-            if settings.planted_lines
-            else None
+            PlantedLines.from_file(settings.planted_lines_file) if settings.planted_lines else None
         )
         return cls(
             settings,

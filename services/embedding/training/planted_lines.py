@@ -41,7 +41,13 @@ from mithril.benchmark.detection import BIPIA, insert_into
 from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.encoder import Encoder
-from mithril.services.embedding.planted import PlantedLines, document_lines, relatedness
+from mithril.services.embedding.planted import (
+    PlantedLines,
+    document_lines,
+    relatedness,
+    request_logits,
+    sigmoid,
+)
 from mithril.services.embedding.training.train import FIT, SEED, VALIDATION, Sample, samples
 
 VERSION = "planted-lines-lr-2026.12"
@@ -168,8 +174,7 @@ class Lines:
 
 
 def lines_of(weights: np.ndarray, bias: float, vectors: np.ndarray) -> Lines:
-    head = PlantedLines(weights, bias, 0.5, 1.0, {})
-    return Lines(head.requests(vectors), relatedness(vectors))
+    return Lines(sigmoid(request_logits(weights, bias, vectors)), relatedness(vectors))
 
 
 def out_of_fold(vectors: np.ndarray, fitting: Fitting, folds: int = FOLDS) -> list[Lines]:
@@ -331,7 +336,7 @@ def main() -> None:
     planted = read([text for _, text in planted_docs])
     chosen, candidates = choose(clean, planted)
     head = PlantedLines(weights, bias, chosen.request_threshold, chosen.max_relatedness, meta)
-    head.to_files(args.out / "planted_lines.npz", args.out / "planted_lines.meta.json")
+    head.to_file(args.out / "planted_lines.npz")
     pair = (chosen.request_threshold, chosen.max_relatedness)
     text = report(
         chosen,

@@ -17,6 +17,7 @@ from mithril.services.embedding.planted import (
     NO_READING,
     PlantedLines,
     document_lines,
+    meta_path,
     relatedness,
     spread,
 )
@@ -90,8 +91,9 @@ def test_a_document_is_read_in_at_most_32_spread_runs() -> None:
 
 def test_the_head_survives_its_files(tmp_path: Path) -> None:
     original = head(0.95, 0.15)
-    original.to_files(tmp_path / "h.npz", tmp_path / "h.meta.json")
-    loaded = PlantedLines.from_files(tmp_path / "h.npz", tmp_path / "h.meta.json")
+    original.to_file(tmp_path / "h.npz")
+    assert (tmp_path / "h.meta.json").is_file()
+    loaded = PlantedLines.from_file(tmp_path / "h.npz")
     assert (loaded.request_threshold, loaded.max_relatedness) == (0.95, 0.15)
     assert loaded.version == "t"
     document = np.vstack([*DOCUMENT, unit(1, 0, 0, 0)])
@@ -167,7 +169,7 @@ def test_clean_documents_are_read_out_of_fold(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_the_shipped_thresholds_are_the_ones_the_report_chose() -> None:
-    meta = json.loads(BUNDLED_PLANTED_LINES.with_suffix(".meta.json").read_text(encoding="utf-8"))
+    meta = json.loads(meta_path(BUNDLED_PLANTED_LINES).read_text(encoding="utf-8"))
     report = (DATA_DIR / "planted_lines_report.md").read_text(encoding="utf-8")
     chosen = re.search(r"Chosen: request >= ([0-9.]+), relatedness <= ([0-9.]+)", report)
     assert chosen is not None
