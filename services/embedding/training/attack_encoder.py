@@ -35,7 +35,6 @@ sentences too: the adapter before it, its threshold only chosen again with them
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -53,6 +52,7 @@ from mithril.services.embedding.attack_encoder import AttackEncoder
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.network import derived_model, weights_dir
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
     FIT,
     VALIDATION,
@@ -261,16 +261,14 @@ def shipped_sharpening() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
-    parser.add_argument("--out", type=Path, default=DATA_DIR)
+    parser = training_parser(__doc__)
     parser.add_argument(
         "--calibrate-only",
         action="store_true",
         help="keep the factors and head of the adapter in --out; choose its threshold and"
         " calibration again (after the rules or the other parts changed)",
     )
-    args = parser.parse_args()
+    args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     every = samples(args.datasets)
     if args.calibrate_only:

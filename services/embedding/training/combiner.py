@@ -31,18 +31,16 @@ fold, against the parts flagging each on its own). About four minutes.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.combiner import FEATURES, Combiner
-from mithril.services.embedding.config import DATA_DIR
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
     SEED,
     VALIDATION,
@@ -161,10 +159,8 @@ def report(rows: list[Sample], flagged: dict[str, np.ndarray]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
-    parser.add_argument("--out", type=Path, default=DATA_DIR)
-    args = parser.parse_args()
+    parser = training_parser(__doc__)
+    args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     rows = [row for row in samples(args.datasets) if row.part == VALIDATION]
     with corpus_left_out(rows) as (_, dropped):

@@ -23,16 +23,15 @@ Only the n-gram model is read, which scores text the same on every CPU. Run it a
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
-from pathlib import Path
 
 from mithril.benchmark.detection import BIPIA, HELD_OUT, insert_into
-from mithril.services.embedding.config import BUNDLED_NGRAM_CLASSIFIER, DATA_DIR
+from mithril.services.embedding.config import BUNDLED_NGRAM_CLASSIFIER
 from mithril.services.embedding.ngrams import NgramModel
 from mithril.services.embedding.runs import line_runs
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import VALIDATION, Sample, samples
 from mithril.services.scanner.readable import as_read
 
@@ -101,10 +100,8 @@ def report(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
-    parser.add_argument("--out", type=Path, default=DATA_DIR)
-    args = parser.parse_args()
+    parser = training_parser(__doc__)
+    args = parse_training_args(parser)
     model = NgramModel.from_file(BUNDLED_NGRAM_CLASSIFIER)
     rows = [s for s in samples(args.datasets) if s.part != HELD_OUT]
     clean: dict[str, list[float]] = defaultdict(list)

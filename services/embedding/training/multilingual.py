@@ -38,7 +38,6 @@ e5 vectors are cached under --cache (the first run embeds about 20,000 rows: min
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import time
@@ -52,7 +51,7 @@ import numpy as np
 from mithril.benchmark.detection import HELD_OUT
 from mithril.benchmark.translated import load as load_translated
 from mithril.services.embedding.calibration import Calibration
-from mithril.services.embedding.config import DATA_DIR, EmbeddingSettings
+from mithril.services.embedding.config import EmbeddingSettings
 from mithril.services.embedding.multilingual import (
     LANGUAGES,
     MAX_ENGLISH,
@@ -68,6 +67,7 @@ from mithril.services.embedding.multilingual import (
     max_per_text,
 )
 from mithril.services.embedding.training import second_opinion
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
     FIT,
     MAX_FPR,
@@ -188,11 +188,8 @@ def main() -> None:
 
     from mithril.services.scanner import Scanner
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
-    parser.add_argument("--out", type=Path, default=DATA_DIR)
-    parser.add_argument("--cache", type=Path, default=EmbeddingSettings().cache_dir / "training")
-    args = parser.parse_args()
+    parser = training_parser(__doc__, cache=True)
+    args = parse_training_args(parser)
 
     settings = EmbeddingSettings()
     encoder, max_windows = E5Encoder(settings.threads), settings.multilingual_windows

@@ -39,7 +39,6 @@ refitted), run `combiner.py` again.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -61,14 +60,13 @@ from mithril.benchmark.detection import (
     load_sources,
 )
 from mithril.domain import Origin
-from mithril.runtime.settings import mithril_home
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.classifier import Classifier, ngram_raws_of, window_texts
-from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.corpus import Corpus, CorpusEntry
 from mithril.services.embedding.encoder import Encoder, Windows
 from mithril.services.embedding.network import file_digest
 from mithril.services.embedding.ngrams import LONGEST, SHORTEST, NgramModel
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.scanner.readable import as_read
 
 SEED = 1234
@@ -462,14 +460,9 @@ def rates(flagged: np.ndarray, labels: np.ndarray) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
-    parser.add_argument("--out", type=Path, default=DATA_DIR)
-    parser.add_argument(
-        "--cache", type=Path, default=mithril_home() / "cache" / "embedding" / "training"
-    )
+    parser = training_parser(__doc__, cache=True)
     parser.add_argument("--max-windows", type=int, default=8)
-    args = parser.parse_args()
+    args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from sklearn.neural_network import MLPClassifier
 

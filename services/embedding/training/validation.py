@@ -21,7 +21,6 @@ figure to watch.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -35,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from mithril.services.embedding.config import BUNDLED_CORPUS
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
     VALIDATION,
     Sample,
@@ -154,13 +154,12 @@ def misses(rows: list[Sample], flagged: np.ndarray, evidence: list[dict[str, flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
+    parser = training_parser(__doc__, out=False)
     parser.add_argument("--out", type=Path, help="also write the table to this file")
     parser.add_argument(
         "--misses", type=Path, help="write each wrongly decided row to this file (JSON lines)"
     )
-    args = parser.parse_args()
+    args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     rows = [row for row in samples(args.datasets, planted=True) if row.part == VALIDATION]
     started = time.monotonic()
