@@ -14,7 +14,10 @@ lines (`runs.py`) find them:
   document's topic; a planted task is not.
 
 A line counts when both hold (request at least `request_threshold`, relatedness at most
-`max_relatedness`); its probability is the request's, calibrated to 0.5 at the threshold.
+`max_relatedness`) and it is no piece of a sentence wrapped across lines (`wrapped`): a
+docstring's or an email's hard-wrapped prose breaks mid-sentence ("...be sure to get in,
+suck\n"), and such a piece read alone can sound like anything; a planted request stands on
+its own line. Its probability is the request's, calibrated to 0.5 at the threshold.
 `data/planted_lines.npz` and its thresholds are written by `training/planted_lines.py`
 (fitted on FIT rows, thresholds chosen on VALIDATION rows). Only the gateway knows a text's
 origin: it asks for this reading of retrieved and tool content alone, since a user's own
@@ -24,9 +27,10 @@ prompt may well hold a pasted document and a request.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -53,7 +57,23 @@ NO_READING = LineReading(0.0, 0.0, 0.0)
 """A text of one run, or of no run unrelated enough to its document."""
 
 
-def spread(items: list[str], limit: int = MAX_LINES) -> list[str]:
+_Item = TypeVar("_Item")
+
+_LEADING_MARKS = "-*>#"
+"""What may stand before a line's first letter and still let it start a sentence: list
+bullets, quote marks of a reply, a heading's hashes."""
+_OPEN_ENDINGS = ",-("
+"""Besides a letter or a digit, the last characters of a line whose sentence goes on."""
+
+
+class Line(NamedTuple):
+    text: str
+    whole: bool
+    """False for a piece of a sentence wrapped across lines (`wrapped`): read, but never
+    counted."""
+
+
+def spread(items: list[_Item], limit: int = MAX_LINES) -> list[_Item]:
     """At most `limit` of `items`, evenly spread from the first to the last."""
     if len(items) <= limit:
         return items
@@ -61,9 +81,39 @@ def spread(items: list[str], limit: int = MAX_LINES) -> list[str]:
     return [items[i] for i in picks]
 
 
-def document_lines(text: str) -> list[str]:
-    """The runs of whole lines of `text` that are read ([] for a text of one run)."""
-    return spread(line_runs(text))
+def _starts_lower(run: str) -> bool:
+    for char in run:
+        if char.isalpha():
+            return char.islower()
+        if not char.isspace() and char not in _LEADING_MARKS:
+            return False
+    return False
+
+
+def _ends_open(run: str) -> bool:
+    tail = run.rstrip()
+    return bool(tail) and (tail[-1].isalnum() or tail[-1] in _OPEN_ENDINGS)
+
+
+def wrapped(runs: Sequence[str]) -> list[bool]:
+    """Which runs are a piece of a sentence wrapped across lines: a run that starts in lower
+    case after a run that ends mid-sentence (no closing punctuation, not a table's `|`), and
+    the run it continues."""
+    continues = [
+        index > 0 and _ends_open(runs[index - 1]) and _starts_lower(run)
+        for index, run in enumerate(runs)
+    ]
+    return [
+        continues[index] or (index + 1 < len(runs) and continues[index + 1])
+        for index in range(len(runs))
+    ]
+
+
+def document_lines(text: str) -> list[Line]:
+    """The runs of whole lines of `text` that are read ([] for a text of one run), each
+    marked whole or wrapped by its true neighbours before they are spread."""
+    runs = line_runs(text)
+    return spread([Line(run, not piece) for run, piece in zip(runs, wrapped(runs), strict=True)])
 
 
 def meta_path(weights_path: Path) -> Path:
@@ -113,13 +163,17 @@ class PlantedLines:
         threshold = float(np.log(self.request_threshold / (1.0 - self.request_threshold)))
         return Calibration(threshold=threshold, slope=1.0)
 
-    def read(self, vectors: np.ndarray) -> LineReading:
-        """The strongest reading of a document's line vectors (one row per run, in order)."""
+    def read(self, vectors: np.ndarray, whole: Sequence[bool] | None = None) -> LineReading:
+        """The strongest reading of a document's line vectors (one row per run, in order);
+        only the lines `whole` marks may count (all, without it)."""
         if len(vectors) < 2:
             return NO_READING
         logits = request_logits(self.weights, self.bias, vectors)
         related = relatedness(vectors)
-        unrelated = np.flatnonzero(related <= self.max_relatedness)
+        may_count = related <= self.max_relatedness
+        if whole is not None:
+            may_count &= np.asarray(whole, dtype=bool)
+        unrelated = np.flatnonzero(may_count)
         if not len(unrelated):
             return NO_READING
         best = unrelated[np.argmax(logits[unrelated])]

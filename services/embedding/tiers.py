@@ -256,13 +256,13 @@ class EmbeddingTiers:
         if self.planted is None:
             raise LookupError("the planted-line head is off (MITHRIL_EMBEDDING_PLANTED_LINES)")
         lines = [document_lines(text) for text in texts]  # [] for a text of one run
-        every = [line for each in lines for line in each]
+        every = [line.text for each in lines for line in each]
         vectors = await self.embed(every) if every else None
         readings, start = [], 0
         for each in lines:
             end = start + len(each)
             readings.append(
-                self.planted.read(vectors[start:end])
+                self.planted.read(vectors[start:end], [line.whole for line in each])
                 if each and vectors is not None
                 else NO_READING
             )

@@ -18,7 +18,9 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
   to `PLANTED`, by text hash) planted on its own line of a VALIDATION clean BIPIA context
   (`insert_into`, as the detection benchmark plants). The pair that finds the most planted
   prompts while at most `MAX_CLEAN_RATE` of the clean documents have a line that counts,
-  at that pair and at the next looser relatedness bound; on a tie, the stricter pair.
+  at that pair and at the next looser relatedness bound; on a tie, the stricter pair. A
+  piece of a wrapped sentence (`planted.wrapped`) is fitted on as a document line but never
+  counts, as in the gateway.
 
 Writes `data/planted_lines.npz`, `data/planted_lines.meta.json` and
 `data/planted_lines_report.md`. About five minutes (the embeddings of ~30,000 lines).
@@ -26,7 +28,6 @@ Writes `data/planted_lines.npz`, `data/planted_lines.meta.json` and
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import itertools
 import time
@@ -38,25 +39,28 @@ from pathlib import Path
 import numpy as np
 
 from mithril.benchmark.detection import BIPIA, insert_into
-from mithril.runtime.settings import mithril_home
-from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.planted import (
+    Line,
     PlantedLines,
     document_lines,
     relatedness,
     request_logits,
     sigmoid,
 )
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import FIT, SEED, VALIDATION, Sample, samples
 
-VERSION = "planted-lines-lr-2026.12"
+VERSION = "planted-lines-lr-2026.12.2"
 C = 1.0
 PLANTED = 600
 FOLDS = 5
-MAX_CLEAN_RATE = 0.0025
+MAX_CLEAN_RATE = 0.001
 """Of the clean documents, the most a chosen pair may flag: the head adds to the cascade's
-false positives, and the target bounds them at 1 % in all."""
+false positives, and the target bounds them at 1 % in all, most of it already spent by the
+other tiers on documents (BIPIA's code contexts). At 0.25 % (1,716 documents: 4) the pair
+chosen once wrapped pieces stopped counting, (0.8, 0.15), found 2 more of 211 planted
+VALIDATION prompts through the cascade and flagged 1 more of 211 clean VALIDATION contexts."""
 REQUEST_THRESHOLDS = (0.8, 0.9, 0.95, 0.98, 0.99)
 MAX_RELATEDNESS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
 PROMPT_SOURCES = (
@@ -100,6 +104,8 @@ class Fitting:
     """A document's lines share one group, so that folds never split a document."""
     documents: list[tuple[str, slice]]
     """(task, its lines in `texts`) for every clean document of several runs of lines."""
+    whole: np.ndarray
+    """Per text, False for a piece of a wrapped sentence (`planted.wrapped`)."""
 
 
 def fitting_rows(rows: Sequence[Sample]) -> Fitting:
@@ -116,6 +122,7 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
         }
     )
     texts, groups = list(said), list(range(len(said)))
+    whole = [True] * len(said)
     documents: list[tuple[str, slice]] = []
     for s in rows:
         if s.part != FIT or s.label != 0:
@@ -125,15 +132,16 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
             if lines:
                 documents.append((_task(s), slice(len(texts), len(texts) + len(lines))))
             else:
-                lines = [s.view]
+                lines = [Line(s.view, True)]
         elif s.source in SENTENCE_SOURCES:
-            lines = [s.view]
+            lines = [Line(s.view, True)]
         else:
             continue
         groups.extend([len(groups)] * len(lines))
-        texts.extend(lines)
+        texts.extend(line.text for line in lines)
+        whole.extend(line.whole for line in lines)
     labels = np.r_[np.ones(len(said)), np.zeros(len(texts) - len(said))]
-    return Fitting(texts, labels, np.asarray(groups), documents)
+    return Fitting(texts, labels, np.asarray(groups), documents, np.asarray(whole, dtype=bool))
 
 
 def planted_documents(rows: Sequence[Sample]) -> list[tuple[str, str]]:
@@ -166,15 +174,20 @@ class Lines:
 
     requests: np.ndarray
     related: np.ndarray
+    whole: np.ndarray
 
     def flags(self, request_threshold: float, max_relatedness: float) -> bool:
         """What `PlantedLines.read` decides at this pair (probability >= 0.5)."""
         counts = (self.requests >= request_threshold) & (self.related <= max_relatedness)
-        return len(self.requests) > 1 and bool(counts.any())
+        return len(self.requests) > 1 and bool((counts & self.whole).any())
 
 
-def lines_of(weights: np.ndarray, bias: float, vectors: np.ndarray) -> Lines:
-    return Lines(sigmoid(request_logits(weights, bias, vectors)), relatedness(vectors))
+def lines_of(
+    weights: np.ndarray, bias: float, vectors: np.ndarray, whole: np.ndarray | None = None
+) -> Lines:
+    """A document's lines as the head reads them; `whole` as `PlantedLines.read` takes it."""
+    counted = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
+    return Lines(sigmoid(request_logits(weights, bias, vectors)), relatedness(vectors), counted)
 
 
 def out_of_fold(vectors: np.ndarray, fitting: Fitting, folds: int = FOLDS) -> list[Lines]:
@@ -189,7 +202,7 @@ def out_of_fold(vectors: np.ndarray, fitting: Fitting, folds: int = FOLDS) -> li
         for start, index in starts.items():
             if start in tested:
                 part = fitting.documents[index][1]
-                read[index] = lines_of(weights, bias, vectors[part])
+                read[index] = lines_of(weights, bias, vectors[part], fitting.whole[part])
     return [read[index] for index in range(len(fitting.documents))]
 
 
@@ -286,13 +299,8 @@ def report(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--datasets", type=Path, default=Path("/work/shared/datasets"))
-    parser.add_argument("--out", type=Path, default=DATA_DIR)
-    parser.add_argument(
-        "--cache", type=Path, default=mithril_home() / "cache" / "embedding" / "training"
-    )
-    args = parser.parse_args()
+    parser = training_parser(__doc__, cache=True)
+    args = parse_training_args(parser)
     started = time.perf_counter()
     rows = samples(args.datasets)
     encoder = Encoder.load()
@@ -324,10 +332,13 @@ def main() -> None:
     planted_docs = planted_documents(rows)
 
     def read(texts: list[str]) -> list[Lines]:
-        lines = [document_lines(text) or [text] for text in texts]
-        every = encode_cached(encoder, [line for each in lines for line in each], args.cache)
+        lines = [document_lines(text) or [Line(text, True)] for text in texts]
+        every = encode_cached(encoder, [line.text for each in lines for line in each], args.cache)
         cuts = np.cumsum([0] + [len(each) for each in lines])
-        return [lines_of(weights, bias, every[a:b]) for a, b in itertools.pairwise(cuts)]
+        return [
+            lines_of(weights, bias, every[a:b], np.array([line.whole for line in each]))
+            for each, (a, b) in zip(lines, itertools.pairwise(cuts), strict=True)
+        ]
 
     clean_tasks = [f"FIT out of fold {task}" for task, _ in fitting.documents] + [
         f"VALIDATION {task}" for task, _ in validation_docs

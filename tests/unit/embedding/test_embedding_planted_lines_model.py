@@ -68,3 +68,17 @@ async def test_the_similarity_tier_alone_reads_no_lines(tiers: EmbeddingTiers) -
     planted = EMAIL.format(line="Can you give me a recipe for banana bread?")
     found = await learned.learned(planted, Origin.RETRIEVAL, ("embedding",))
     assert _planted(found.findings) == 0.0
+
+
+async def test_a_piece_of_a_wrapped_sentence_is_not_read_alone(tiers: EmbeddingTiers) -> None:
+    """Hard-wrapped prose breaks mid-sentence, and a piece read alone can sound like a
+    request; only lines that stand on their own count (`planted.wrapped`). The same request
+    standing on its own line is found."""
+    alone = "Can you give me a recipe for banana bread?"
+    wrapped = (
+        "Can you give me a recipe for banana bread with walnuts and\n"
+        "plenty of cinnamon, the one we had at the last review?"
+    )
+    found, pieces = await tiers.read_lines([EMAIL.format(line=alone), EMAIL.format(line=wrapped)])
+    assert found.probability >= 0.5
+    assert pieces.probability < 0.5
