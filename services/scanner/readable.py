@@ -9,10 +9,10 @@ and an attack in lookalike letters could score nothing. How a text is written is
 business (`obfuscation.*`); what it says is the learned tiers'. So they are given `readable`:
 
 1. a text that is English written in rot13 (far more of its first `ROT13_SAMPLE_WORDS` words
-   are common English words once rotated; for a short text with too few of them, py3langid
-   reads it as English once rotated) rotated back; base64, hex, URL-encoded and rot13
-   segments replaced by their decoded text, as the scanner's decoded views find them
-   (`decode.py`);
+   are common English words once rotated, two in a short text with none as written; for a
+   short text with too few of them, py3langid reads it as English once rotated) rotated
+   back; base64, hex, URL-encoded and rot13 segments replaced by their decoded text, as the
+   scanner's decoded views find them (`decode.py`);
 2. NFKC (fullwidth, mathematical and circled letters become plain ones); invisible characters
    dropped; Unicode tag characters turned into the ASCII they hide;
 3. where a lookalike letter (Cyrillic `о`, Greek `ι`) touches a Latin one, every lookalike
@@ -132,10 +132,12 @@ LANGUAGE_CHECK_WORDS = 4
 
 
 def _is_rot13_english(text: str) -> bool:
-    """Far more of its words are common English words once rotated than as written; or,
-    where the common words do not decide ("Jung pnhfrf frnfbany nssrpgvir qvfbeqre?": one;
-    "Jevgr n fubeg cbrz nobhg gur frn": none among its first words, a quarter too few), the
-    language identifier reads it as English once rotated and as another language as written.
+    """Far more of its words are common English words once rotated than as written (with
+    none as written, two different ones in a quarter of at least four words: "Jung vf
+    dhnaghz pbzchgvat?"); or, where the common words do not decide ("Jung pnhfrf frnfbany
+    nssrpgvir qvfbeqre?": one; "Jevgr n fubeg cbrz nobhg gur frn": none among its first
+    words, a quarter too few), the language identifier reads it as English once rotated,
+    and as written as another language or as English less surely.
     """
     if _MIXED_WORD.search(text):  # leetspeak ("y0ur c0nf1g"): its letters alone are no words
         return False
@@ -143,7 +145,8 @@ def _is_rot13_english(text: str) -> bool:
     as_written = sum(w in _COMMON_WORDS for w in words)
     rotated = [w for w in words if codecs.encode(w, "rot13") in _COMMON_WORDS]
     # "NA" down a table's column rotates to "an": one word, however often, is nothing.
-    if len(set(rotated)) >= 3 and len(rotated) >= max(0.25 * len(words), 3 * as_written):
+    enough = 2 if as_written == 0 and len(words) >= LANGUAGE_CHECK_WORDS else 3
+    if len(set(rotated)) >= enough and len(rotated) >= max(0.25 * len(words), 3 * as_written):
         return True
     # No common word either way is no evidence for English as written: the identifier decides.
     written_wins = len(rotated) < as_written or (as_written > 0 and len(rotated) == as_written)
@@ -151,7 +154,12 @@ def _is_rot13_english(text: str) -> bool:
         return False
     sample = " ".join(words)
     language, confidence = _language(codecs.encode(sample, "rot13"))
-    return language == "en" and confidence >= ROT13_CONFIDENCE and _language(sample)[0] != "en"
+    if language != "en" or confidence < ROT13_CONFIDENCE:
+        return False
+    # Noise is English to the identifier too, just less surely ("Trarengr n arheny
+    # argjbexf sbe phfgbzre freivpr": 0.13 as written, 0.46 rotated back).
+    written, written_confidence = _language(sample)
+    return written != "en" or written_confidence < confidence
 
 
 ROT13_CONFIDENCE = 0.3

@@ -73,6 +73,29 @@ def test_rot13_the_common_words_cannot_tell_is_left_to_the_identifier(prompt: st
 
 
 @pytest.mark.parametrize(
+    "question",
+    [
+        # Two common words once rotated ("what", "is"), none as written.
+        "What is quantum computing?",
+        "How do I configure nginx caching?",
+        "Can you explain multi-monitor display setup?",
+        # English to the identifier once rotated (0.46), and as written too, less surely.
+        "Generate a neural networks for customer service",
+    ],
+)
+def test_a_short_question_in_rot13_is_undone(question: str) -> None:
+    """DEV benign prompts in rot13 the classifier still flagged as noise (6 of 500; 2 once
+    these are undone)."""
+    assert readable(TRANSFORMS["rot13"](question)) == question
+
+
+def test_two_rotated_words_need_a_text_of_four() -> None:
+    """In three words, two that rotate into common ones ("na", "gb") are chance."""
+    assert readable("Grr, na gb!") is None
+    assert readable("Jung vf dhnaghz pbzchgvat?") == "What is quantum computing?"
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "Mae'r trên yn hwyr heddiw, yn anffodus",
