@@ -54,7 +54,7 @@ class LineReading:
 
 
 NO_READING = LineReading(0.0, 0.0, 0.0)
-"""A text of one run, or of no run unrelated enough to its document."""
+"""A text of one run, or of no whole run unrelated enough to its document."""
 
 
 _Item = TypeVar("_Item")
@@ -173,10 +173,10 @@ class PlantedLines:
         may_count = related <= self.max_relatedness
         if whole is not None:
             may_count &= np.asarray(whole, dtype=bool)
-        unrelated = np.flatnonzero(may_count)
-        if not len(unrelated):
+        counting = np.flatnonzero(may_count)
+        if not len(counting):
             return NO_READING
-        best = unrelated[np.argmax(logits[unrelated])]
+        best = counting[np.argmax(logits[counting])]
         request = float(sigmoid(logits[best]))
         probability = float(self.calibration.probability(logits[best : best + 1])[0])
         return LineReading(probability, request, float(related[best]))

@@ -34,6 +34,7 @@ import codecs
 import functools
 import re
 import unicodedata
+from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
@@ -120,7 +121,7 @@ _COMMON = """
     you your
 """
 _COMMON_WORDS = frozenset(_COMMON.split())
-_WORDS = re.compile(r"[A-Za-z]{2,}")  # one letter proves nothing: "n" is "a" in rot13
+_LETTER_RUNS = re.compile(r"[^\W\d_]+")
 ROT13_SAMPLE_WORDS = 200
 """Words of a text looked at to tell whether it is English written in rot13."""
 
@@ -129,6 +130,17 @@ _MIXED_WORD = re.compile(r"[A-Za-z][0-9@$+]|[0-9@$+][A-Za-z]")
 LANGUAGE_CHECK_WORDS = 4
 """A text of at least this many words, with fewer common words as written than once rotated
 (or none either way), is asked of the language identifier when the counts do not decide."""
+
+
+def _rot13_candidates(text: str) -> Iterator[str]:
+    """The text's words that rot13 could have written, lower-cased: runs of letters of
+    two or more (one proves nothing: "n" is "a" in rot13), all of them ASCII. A word with a
+    lookalike or an accented letter in it ("Whаt" with a Cyrillic `а`, "café") is none:
+    read in pieces, "Wh" and "t", its Latin letters rotated into common words by chance."""
+    for match in _LETTER_RUNS.finditer(text):
+        word = match.group()
+        if len(word) >= 2 and word.isascii():
+            yield word.lower()
 
 
 def _is_rot13_english(text: str) -> bool:
@@ -141,7 +153,7 @@ def _is_rot13_english(text: str) -> bool:
     """
     if _MIXED_WORD.search(text):  # leetspeak ("y0ur c0nf1g"): its letters alone are no words
         return False
-    words = [m.group().lower() for m in islice(_WORDS.finditer(text), ROT13_SAMPLE_WORDS)]
+    words = list(islice(_rot13_candidates(text), ROT13_SAMPLE_WORDS))
     as_written = sum(w in _COMMON_WORDS for w in words)
     rotated = [w for w in words if codecs.encode(w, "rot13") in _COMMON_WORDS]
     # "NA" down a table's column rotates to "an": one word, however often, is nothing.
