@@ -17,12 +17,16 @@ def _parse(monkeypatch: pytest.MonkeyPatch, *argv: str, **options: bool) -> argp
     return parse_training_args(training_parser("Fit a part.\n\nMore.", **options))
 
 
-def test_the_defaults_are_the_shipped_folder_and_the_datasets_beside_the_checkout(
-    monkeypatch: pytest.MonkeyPatch,
+def test_the_defaults_are_the_shipped_folder_and_the_datasets_the_benchmarks_find(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    """The datasets folder is looked for only when none is given, as the benchmarks look
+    for it (beside the checkout, else beside the working directory)."""
+    from mithril.benchmark import cli
+
+    monkeypatch.setattr(cli, "default_datasets_dir", lambda: tmp_path / "found")
     args = _parse(monkeypatch, cache=True)
-    checkout = Path(__file__).resolve().parents[3]
-    assert args.datasets == checkout.parent / "shared" / "datasets"
+    assert args.datasets == tmp_path / "found"
     assert args.out == DATA_DIR
     assert args.cache == EmbeddingSettings().cache_dir / "training"
 
