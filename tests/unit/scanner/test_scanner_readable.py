@@ -46,11 +46,19 @@ def test_words_that_rotate_into_english_do_not_make_a_text_rot13() -> None:
         "Which birds migrate across the Sahara desert?",
         "Recommend durable hiking boots for winter",
         "Summarise quantum tunnelling for children",
+        # Two common words once rotated ("what", "is"), none as written.
+        "What is quantum computing?",
+        "How do I configure nginx caching?",
+        "Can you explain multi-monitor display setup?",
+        # English to the identifier once rotated (0.46), and as written too, less surely.
+        "Generate a neural networks for customer service",
     ],
 )
 def test_a_short_text_in_rot13_with_few_common_words_is_undone(question: str) -> None:
-    """One or two common words ("which", "for") cannot tell; the language identifier
-    reads the text as English once rotated."""
+    """One common word ("which", "for") cannot tell, and the language identifier reads the
+    text as English once rotated; with none as written, two once rotated are enough. DEV
+    benign prompts in rot13 the classifier still flagged as noise: 6 of 500, 2 once the
+    last four of these are undone."""
     assert readable(TRANSFORMS["rot13"](question)) == question
 
 
@@ -70,23 +78,6 @@ def test_rot13_the_common_words_cannot_tell_is_left_to_the_identifier(prompt: st
     """Benign prompts that stayed rot13 read as noise, which the classifier took for an
     attack (7 % of DEV benign prompts in rot13 were flagged; 1 % once undone)."""
     assert readable(TRANSFORMS["rot13"](prompt)) == prompt
-
-
-@pytest.mark.parametrize(
-    "question",
-    [
-        # Two common words once rotated ("what", "is"), none as written.
-        "What is quantum computing?",
-        "How do I configure nginx caching?",
-        "Can you explain multi-monitor display setup?",
-        # English to the identifier once rotated (0.46), and as written too, less surely.
-        "Generate a neural networks for customer service",
-    ],
-)
-def test_a_short_question_in_rot13_is_undone(question: str) -> None:
-    """DEV benign prompts in rot13 the classifier still flagged as noise (6 of 500; 2 once
-    these are undone)."""
-    assert readable(TRANSFORMS["rot13"](question)) == question
 
 
 def test_two_rotated_words_need_a_text_of_four() -> None:
