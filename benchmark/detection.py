@@ -13,6 +13,9 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/python-docs (only with `documentation=True`, as `mithril bench detection` asks):
   docstrings of this Python's standard library (`python_docs.py`), benign, held out by
   sha256(text) % 5 == 0 like the sources without a split, scanned as `Origin.RETRIEVAL`.
+- benign/package-docs (with `documentation=True` too): the installed distributions' READMEs
+  cut into chunks as a RAG pipeline cuts them (`package_docs.py`), benign, held out by
+  distribution (every chunk of one README on one side), scanned as `Origin.RETRIEVAL`.
 - pii/presidio-synth.json (source `benign/presidio-synth`): presidio-research's synthetic
   sentences filled with personal data (names, addresses, card numbers, ...), benign. A row is
   HELD-OUT when its template is (sha256(template id) % 5 == 0), so a held-out sentence's
@@ -52,7 +55,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mithril.benchmark import python_docs
+from mithril.benchmark import package_docs, python_docs
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.translated import run_in_documents, run_translated
 from mithril.domain import Finding, Origin
@@ -430,9 +433,19 @@ def _python_docs() -> list[Row]:
     ]
 
 
+def _package_docs() -> list[Row]:
+    rows = []
+    for chunk in package_docs.documents():
+        group = f"package-docs:{chunk.distribution}"
+        split = HELD_OUT if held_out(group) else DEV
+        rows.append(Row(chunk.text, 0, split, chunk.kind, Origin.RETRIEVAL, group=group))
+    return rows
+
+
 def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, list[Row]]:
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
-    `documentation` the standard library's docstrings (`python_docs.SOURCE`)."""
+    `documentation` the standard library's docstrings (`python_docs.SOURCE`) and the
+    installed distributions' READMEs (`package_docs.SOURCE`)."""
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
@@ -462,6 +475,7 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
             sources[name] = loader()
     if documentation:
         sources[python_docs.SOURCE] = _python_docs()
+        sources[package_docs.SOURCE] = _package_docs()
     return sources
 
 
@@ -575,6 +589,11 @@ def run_detection(
         f" {python_docs.MIN_CHARS} characters (the first {python_docs.MAX_CHARS}) of this"
         " Python's standard library outside its test, demo and GUI packages (PSF License),"
         " benign, scanned as Origin.RETRIEVAL; held out as the sources without a split.",
+        f"{package_docs.SOURCE} (when measured): the READMEs of the Python distributions"
+        f" installed beside Mithril (each under its own licence, read in place), cut into"
+        f" chunks of at most {package_docs.MAX_CHARS} characters (at least"
+        f" {package_docs.MIN_CHARS}, the first {package_docs.MAX_CHUNKS} of each), benign,"
+        " scanned as Origin.RETRIEVAL; held out by distribution (sha256 of its name).",
         f"contested = benign rows whose first {OPENING_CHARS} characters (whitespace collapsed,"
         " case folded) open an attack row of the same source: the source labels that template"
         " both ways. They count in FPR; 'FPR uncontested' leaves them out.",
