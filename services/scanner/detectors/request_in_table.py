@@ -138,6 +138,8 @@ class RequestInTableDetector:
             group = 1 if match.group(1) is not None else 2  # prose after a row, or before one
             line_start, line_end = match.span(group)
             line = text[line_start:line_end].strip()
+            if line.startswith("#"):
+                continue  # a Markdown heading ("## What is it?" after a README's table)
             before, gap_before = _line_before(text, line_start)
             after, gap_after = _line_after(text, line_end)
             # A blank line ends a markdown table: past one, only a line that opens or closes the

@@ -101,6 +101,8 @@ BENIGN = [
     # a cell broken across lines
     "| Name | Note |\n|---|---|\n| Ada | Wrote the first\nprogram for a machine. |\n"
     "| Alan | Broke codes |",
+    # a README's next heading after its table, a question in form only
+    table() + "\n\n## What is it?",
 ]
 
 
