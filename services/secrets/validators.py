@@ -23,7 +23,8 @@ _PLACEHOLDER_WORDS = (
     "example", "sample", "dummy", "placeholder", "your_", "your-", "yourpassword", "my_password",
     "redacted", "replace_me", "replaceme", "insert", "todo", "fixme", "lorem", "<", ">", "${",
     "{{", "}}", "$(", "%(", "%s", "os.environ", "os.getenv", "process.env", "getenv(", "env(",
-    "env.", "secrets.", "vault(", "[password", "[token", "[secret",
+    "env.", "secrets.", "vault(", "[password", "[token", "[secret", "your ", "my api",
+    "api key",
 )  # fmt: skip
 _PLACEHOLDER_VALUES = frozenset(
     {
@@ -32,7 +33,7 @@ _PLACEHOLDER_VALUES = frozenset(
         "token", "apikey", "api_key", "api-key", "pass", "pwd", "username", "user", "test",
         "value", "values", "empty", "changeit", "default", "hidden", "masked", "unset", "n/a",
         "tbd", "foo", "bar", "baz", "foobar", "abc", "abc123", "123", "1234", "xxx", "secret_key",
-        "access_token", "auth_token", "str | none", "optional[str]",
+        "access_token", "auth_token", "str | none", "optional[str]", "anything", "whatever",
     }
 )  # fmt: skip
 
@@ -120,4 +121,6 @@ def is_placeholder(value: str) -> bool:
         return True
     if any(run in stripped for run in ("xxxx", "XXXX", "****", "####", "....", "____")):
         return True
+    if stripped.endswith(("...", "\u2026")):
+        return True  # an elided example: api_key="sk-...", token="gsk_..."
     return len(stripped) >= 6 and dominated_by_one_char(stripped)

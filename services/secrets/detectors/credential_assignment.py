@@ -71,12 +71,33 @@ def _split_key(context: str) -> tuple[str, str]:
     return context[:index].lstrip("?&"), context[index:]
 
 
+_BADGE_URL = re.compile(
+    r"(?i)^https?://(?:[\w-]+\.)*(?:codecov\.io|circleci\.com|coveralls\.io|travis-ci\.(?:com|org))"
+    r"/[^?\s]*badge[\w.\-/]*\.(?:svg|png)$"
+)
+"""A README badge's image URL on a coverage or CI service, up to its query: its ?token= is
+public by design (a Codecov graph token or a CircleCI status token only reads a project's
+coverage or build status, and READMEs publish it)."""
+
+
+def _in_badge_url(text: str, key_start: int) -> bool:
+    """Whether the query parameter at `key_start` (after its ? or &) belongs to a badge."""
+    if key_start < 1 or text[key_start - 1] not in "?&":
+        return False
+    url_start = max(text.rfind(c, 0, key_start) for c in " \t\n\"'(<") + 1
+    return _BADGE_URL.match(text[url_start : key_start - 1].split("?")[0]) is not None
+
+
 def _validate(text: str, start: int, end: int, context: str, value: str) -> float | None:
     key, separator = _split_key(context)
     if len(key) > MAX_KEY or _excluded_key(key):
         return None
     key_start = start - len(context)
+    if context.startswith(("?", "&")):
+        key_start += 1
     if key_start > 0 and text[key_start - 1] in "_$@":
+        return None
+    if _in_badge_url(text, key_start):
         return None
     quoted = separator.rstrip(" \t").endswith(('"', "'", "`"))
     stripped = value.strip()

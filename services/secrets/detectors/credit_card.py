@@ -44,10 +44,25 @@ def _issuer_ok(digits: str) -> bool:
     return digits.startswith("1800")
 
 
+def _inside_identifier(text: str, start: int, end: int) -> bool:
+    """Whether the digits are part of a longer token: a URL slug or id such as
+    "activity-6963242628536487936-trAp" or "/item/4539148803436467/", where a 19-digit id
+    passes Luhn one time in ten. A card number stands apart from letters and paths."""
+    before = text[start - 1] if start > 0 else " "
+    after = text[end] if end < len(text) else " "
+    if before.isalpha() or before in "/=_" or after.isalpha() or after in "/_":
+        return True
+    joined_before = before == "-" and start > 1 and text[start - 2].isalnum()
+    joined_after = after == "-" and end + 1 < len(text) and text[end + 1].isalnum()
+    return joined_before or joined_after
+
+
 def _validate(text: str, start: int, end: int) -> tuple[int, float] | None:
     if end - start > MAX_CARD:
         return None
     if digit_run_edge_before(text, start) or digit_run_edge_after(text, end):
+        return None
+    if _inside_identifier(text, start, end):
         return None
     value = text[start:end]
     digits = "".join(c for c in value if c.isdigit())

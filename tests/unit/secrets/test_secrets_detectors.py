@@ -81,6 +81,13 @@ def test_redaction_replaces_exactly_the_secret(sample: Sample) -> None:
         "Set max_tokens = 4096 and token_count: 12345 for the run.",
         "secret_length = X25519.secret_length",
         "Use sk-learn and the sk-ant- prefix, xoxb- tokens and AIza keys in docs.",
+        # READMEs: elided and named example keys, a badge's public token, an id in a URL.
+        'client = instructor.from_provider("openai/gpt-4o", api_key="sk-...")',
+        'client = Groq(api_key="gsk_\u2026")',
+        'add `OPENAI_API_KEY="My API Key"` to your `.env` file',
+        'client = openai.OpenAI(api_key="anything", base_url="http://0.0.0.0:4000")',
+        '<img src="https://codecov.io/gh/org/repo/branch/main/graph/badge.svg?token=RX5P9LE2XL">',
+        "https://www.linkedin.com/posts/someone_python-activity-6963242628536487936-trAp/",
     ],
 )
 def test_false_positives(text: str) -> None:
@@ -201,3 +208,20 @@ def test_linear_time_on_adversarial_input() -> None:
     start = time.perf_counter()
     DETECTOR.detect(nasty)
     assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://api.example.com/v1/items?token=RX5P9LE2XLq8",
+        "https://collector.example/badge.svg?token=Zx9mQ2vL8kP4QQ",  # not a badge service
+        'api_key="sk-live-9f8e7d6c5b4a"',
+    ],
+)
+def test_a_token_outside_a_badge_service_and_a_whole_key_are_still_found(text: str) -> None:
+    assert "credential_assignment" in _kinds(DETECTOR.detect(text))
+
+
+@pytest.mark.parametrize("text", ["card 4111 1111 1111 1111", "(4111111111111111)"])
+def test_a_card_number_standing_apart_is_still_found(text: str) -> None:
+    assert _kinds(DETECTOR.detect(text)) == ["credit_card"]
