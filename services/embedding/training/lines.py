@@ -9,13 +9,15 @@ variable name") can read as an instruction: at the window's threshold (0.5), the
 some clean DEV code contexts flagged them (2 of 50 with the n-gram model of 2026-12-01, 1
 with the one trained on documentation too).
 
-Rows: DEV only, as `train.py` cuts them. Clean contexts: every clean DEV BIPIA context (FIT
-and VALIDATION; the n-gram model was fitted on windows, not on lines, and its FIT windows
-lowering these scores only makes the choice cautious). Planted attacks, for the report:
+Rows: DEV only, as `train.py` cuts them. Clean documents: every clean DEV BIPIA context,
+standard-library docstring and README chunk (FIT and VALIDATION; the n-gram model was
+fitted on windows, not on lines, and its FIT windows lowering these scores only makes the
+choice cautious). Planted attacks, for the report:
 VALIDATION attacks of s-labs and neuralchemy, each on its own line of a VALIDATION clean
 context (`insert_into`, as the detection benchmark plants them).
 
-The choice: the lowest of CANDIDATES above every clean context's highest line probability.
+The choice: the lowest of CANDIDATES that at most MAX_CLEAN_RATE of the clean documents
+reach with a line.
 Only the n-gram model is read, which scores text the same on every CPU. Run it after
 `train.py`, whose n-gram calibration it reads; prints the report and writes
 `data/line_threshold_report.md`. The shipped value is `config.NGRAM_LINE_PROBABILITY`.
@@ -27,6 +29,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 
+from mithril.benchmark import package_docs, python_docs
 from mithril.benchmark.detection import BIPIA, HELD_OUT, insert_into
 from mithril.services.embedding.config import BUNDLED_NGRAM_CLASSIFIER
 from mithril.services.embedding.ngrams import NgramModel
@@ -36,8 +39,17 @@ from mithril.services.embedding.training.train import VALIDATION, Sample, sample
 from mithril.services.scanner.readable import as_read
 
 CANDIDATES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
+MAX_CLEAN_RATE = 0.001
+"""Of the clean documents, the most whose lines may reach the chosen threshold (as for the
+planted-line head). It was none while only BIPIA's 1,000 contexts were read; among 2,700
+documents with the docstrings and READMEs, a line that reaches 0.999 ('If you're asking
+yourself "Do I need to configure anything?" the answer is') would make every candidate
+fail a rule of none."""
 PLANTED = 400
 PROMPT_SOURCES = ("injection/s-labs", "injection/neuralchemy")
+CLEAN_DOCUMENTS = {BIPIA: "", python_docs.SOURCE: "docstring", package_docs.SOURCE: "readme"}
+"""The clean retrieved documents whose lines a line threshold must leave alone, and the
+column each is reported in ("": BIPIA's task, code, email or table)."""
 
 
 def highest_line_probability(model: NgramModel, text: str) -> float:
@@ -50,12 +62,13 @@ def highest_line_probability(model: NgramModel, text: str) -> float:
 
 
 def choose(clean_highest: Sequence[float], candidates: Sequence[float] = CANDIDATES) -> float:
-    """The lowest candidate above every clean context's highest line probability."""
-    ceiling = max(clean_highest, default=0.0)
+    """The lowest candidate at which at most MAX_CLEAN_RATE of the clean documents have a
+    line that reaches it."""
+    allowed = int(MAX_CLEAN_RATE * len(clean_highest))
     for candidate in sorted(candidates):
-        if candidate > ceiling:
+        if sum(p >= candidate for p in clean_highest) <= allowed:
             return candidate
-    raise ValueError(f"no candidate is above the clean contexts' {ceiling:.3f}")
+    raise ValueError(f"every candidate flags more than {allowed} clean documents")
 
 
 def planted_texts(rows: list[Sample]) -> list[str]:
@@ -80,7 +93,8 @@ def report(
         "",
         f"Written by `services/embedding/training/lines.py` for `{model.meta.get('version')}`."
         " A line read alone counts when its probability reaches the threshold; the windows'"
-        " threshold stays 0.5. *clean*: clean DEV BIPIA contexts whose lines reach it;"
+        " threshold stays 0.5. *clean*: clean DEV documents (BIPIA contexts by task,"
+        " docstrings, README chunks) whose lines reach it;"
         " *planted*: VALIDATION prompt attacks, each planted on a line of a VALIDATION clean"
         f" context ({len(planted)}), whose lines reach it (the n-gram lines alone: the rules,"
         " the windows and the attack encoder catch most of them too).",
@@ -106,15 +120,15 @@ def main() -> None:
     rows = [s for s in samples(args.datasets) if s.part != HELD_OUT]
     clean: dict[str, list[float]] = defaultdict(list)
     for s in rows:
-        if s.source == BIPIA and s.label == 0:
-            task = (s.category or "-").split(":")[0]
+        if s.source in CLEAN_DOCUMENTS and s.label == 0:
+            task = CLEAN_DOCUMENTS[s.source] or (s.category or "-").split(":")[0]
             clean[task].append(highest_line_probability(model, s.view))
     planted = [highest_line_probability(model, as_read(text)) for text in planted_texts(rows)]
     chosen = choose([p for values in clean.values() for p in values])
     text = report(dict(clean), planted, chosen, model)
     (args.out / "line_threshold_report.md").write_text(text, encoding="utf-8")
     print(text)
-    print(f"chosen: {chosen} (highest clean line {max(max(v) for v in clean.values()):.3f})")
+    print(f"chosen: {chosen}")
 
 
 if __name__ == "__main__":

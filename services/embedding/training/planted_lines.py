@@ -7,20 +7,21 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
 - Fitted on FIT rows. Said to an assistant (1): every prompt of s-labs, neuralchemy,
   mt-vicuna-bench and the jailbreak sources, attacks and benign requests alike, and BIPIA's
   attack strings. Part of a document (0): each run of lines (`runs.py`) of every clean BIPIA
-  context and standard-library docstring, and presidio's sentences. One logistic regression
+  context, standard-library docstring and chunk of an installed distribution's README
+  (`benchmark/package_docs.py`), and presidio's sentences. One logistic regression
   over the int8 sentence embedding (sklearn, lbfgs, C = `C`, classes weighted to balance).
 - Thresholds chosen against clean documents: every VALIDATION clean document (BIPIA
-  contexts and docstrings), read by the head, and every FIT clean document of several runs
-  of lines, read out of fold (`FOLDS` heads, each fitted without the fold that holds the
-  document: folds by document, so none of its lines was fitted on). The first choice saw
-  only the 346 VALIDATION documents and asked that none be flagged; at that size no false
-  positive is still consistent with a rate above 1 %. Planted: every VALIDATION prompt (up
-  to `PLANTED`, by text hash) planted on its own line of a VALIDATION clean BIPIA context
-  (`insert_into`, as the detection benchmark plants). The pair that finds the most planted
-  prompts while at most `MAX_CLEAN_RATE` of the clean documents have a line that counts,
-  at that pair and at the next looser relatedness bound; on a tie, the stricter pair. A
-  piece of a wrapped sentence (`planted.wrapped`) is fitted on as a document line but never
-  counts, as in the gateway.
+  contexts, docstrings and README chunks), read by the head, and every FIT clean document of
+  several runs of lines, read out of fold (`FOLDS` heads, each fitted without the fold that
+  holds the document: folds by document, so none of its lines was fitted on). The first
+  choice saw only the 346 VALIDATION documents and asked that none be flagged; at that size
+  no false positive is still consistent with a rate above 1 %. Planted: every VALIDATION
+  prompt (up to `PLANTED`, by text hash) planted on its own line of a VALIDATION clean BIPIA
+  context (`insert_into`, as the detection benchmark plants). The pair that finds the most
+  planted prompts while at most `MAX_CLEAN_RATE` of the clean documents have a line that
+  counts, at that pair and at the next looser relatedness bound; on a tie, the stricter
+  pair. A piece of a wrapped sentence (`planted.wrapped`) is fitted on as a document line
+  but never counts, as in the gateway.
 
 Writes `data/planted_lines.npz`, `data/planted_lines.meta.json` and
 `data/planted_lines_report.md`. About five minutes (the embeddings of ~30,000 lines).
@@ -38,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mithril.benchmark import package_docs, python_docs
 from mithril.benchmark.detection import BIPIA, insert_into
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.planted import (
@@ -51,7 +53,7 @@ from mithril.services.embedding.planted import (
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import FIT, SEED, VALIDATION, Sample, samples
 
-VERSION = "planted-lines-lr-2026.12.2"
+VERSION = "planted-lines-lr-2026.12.3"
 C = 1.0
 PLANTED = 600
 FOLDS = 5
@@ -62,7 +64,9 @@ other tiers on documents (BIPIA's code contexts). At 0.25 % (1,716 documents: 4)
 chosen once wrapped pieces stopped counting, (0.8, 0.15), found 2 more of 211 planted
 VALIDATION prompts through the cascade and flagged 1 more of 211 clean VALIDATION contexts."""
 REQUEST_THRESHOLDS = (0.8, 0.9, 0.95, 0.98, 0.99)
-MAX_RELATEDNESS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+MAX_RELATEDNESS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
+"""0.05 joined when the README chunks did (2,528 clean documents): every pair from 0.1 up
+flagged more than 2 of them at itself or at its looser neighbour."""
 PROMPT_SOURCES = (
     "injection/s-labs",
     "injection/neuralchemy",
@@ -71,7 +75,7 @@ PROMPT_SOURCES = (
     "jailbreak/gptfuzz-templates",
     "jailbreak/giskard",
 )
-DOCUMENT_SOURCES = (BIPIA, "benign/python-docs")
+DOCUMENT_SOURCES = (BIPIA, python_docs.SOURCE, package_docs.SOURCE)
 SENTENCE_SOURCES = ("benign/presidio-synth",)
 MAX_PROMPT_CHARS = 2000
 """Longer prompts (whole jailbreak templates) are no line of a document."""

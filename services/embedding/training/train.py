@@ -6,7 +6,10 @@ Rows (the same ones, split the same way, as `mithril.benchmark.detection.load_so
 
 - DEV rows only are used here: s-labs and neuralchemy `split == "train"`; jbb-artifacts,
   gptfuzz-templates, giskard, mt-vicuna-bench and python-docs (the standard library's
-  docstrings, `benchmark/python_docs.py`) rows that `held_out()` does not hold out; BIPIA
+  docstrings, `benchmark/python_docs.py`) rows that `held_out()` does not hold out; the
+  installed distributions' README chunks (`benchmark/package_docs.py`) of the
+  distributions it does not hold out (a README's chunks stay together in FIT or
+  VALIDATION too); BIPIA
   contexts from its train files with train attack strings embedded; presidio-synth's
   sentences with personal data (benign) of the templates it does not hold out.
 - DEV is cut again, deterministically: a row is VALIDATION when

@@ -174,11 +174,12 @@ def test_lines_raise_the_ngram_score_and_never_lower_it(tiers: EmbeddingTiers) -
 
 
 REPLY_TO_READER = (
-    "Note that `try-except-pass` is inherently evil and you could have many things wrong in"
-    " your code without knowing as it will hide all the errors."
+    "You could have many things wrong in your code without knowing, since it hides every error."
 )
 """A sentence of a code answer addressed to its reader: alone on its line, the n-gram part
-reads it as an instruction (about 0.63)."""
+reads it as an instruction (about 0.75; since the part was trained on READMEs too, it reads
+the sentence this test first used, "Note that `try-except-pass` is inherently evil and you
+could have many things wrong in your code ...", at 0.25)."""
 
 
 def _code_answer(line: str) -> str:
