@@ -11,7 +11,8 @@ constant. A tail is flagged when at least `min_signals` (default 2) of these hol
 - at least 3 backslashes or curly braces.
 
 Lines that look like code (statement endings, indentation, `def`/`function`/`return`/`import`)
-are never flagged.
+are never flagged, nor the last row of a table (a README's API table: `*DataApi* |
+[**delete_rows**](docs/DataApi.md#delete_rows) | **POST** /v1/table/{id}/delete | ...`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Iterator
 import re2
 
 from ..rules import Rule
+from ..tables import has_rows, is_row
 from .base import Hit, ScanContext
 
 _CLUSTER = re2.compile(r"[\[\]{}()\\<>|$=`^~@#]{2,}")
@@ -48,6 +50,8 @@ class GibberishSuffixDetector:
             start = newline + 1
         tail = text[start:end]
         if len(tail) < 40 or _CODE_LINE.search(tail):
+            return
+        if is_row(text[start:end]) and has_rows(text):
             return
         opened = sum(tail.count(c) for c in "([{")
         closed = sum(tail.count(c) for c in ")]}")
