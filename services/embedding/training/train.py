@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from mithril.benchmark import package_docs
 from mithril.benchmark.detection import (
     BIPIA,
     GPTFUZZ_PLACEHOLDER,
@@ -188,18 +189,23 @@ def planted_samples(rows: list[Sample]) -> list[Sample]:
     return out
 
 
-def samples(datasets: Path, personal_data: bool = True, planted: bool = False) -> list[Sample]:
+def samples(
+    datasets: Path, personal_data: bool = True, planted: bool = False, readmes: bool = True
+) -> list[Sample]:
     """Every row of `load_sources`, cut into FIT / VALIDATION / HELD_OUT; presidio's
     sentences with personal data unless `personal_data` is False (the multilingual head
-    was fitted before they joined); with `planted`, also `planted_samples` (VALIDATION
-    only: `validation.py` measures the cascade on them; the shipped parts and combiner
-    were chosen without them)."""
+    was fitted before they joined); the installed distributions' README chunks unless
+    `readmes` is False (the attack encoder was fitted before they joined); with `planted`,
+    also `planted_samples` (VALIDATION only: `validation.py` measures the cascade on them;
+    the shipped parts and combiner were chosen without them)."""
     out: list[Sample] = []
     # With the standard library's docstrings (clean documentation, which the tiers had
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
     # of which they flagged one in seven held-out as attacks).
     for source, rows in load_sources(datasets, documentation=True).items():
-        if source == PRESIDIO and not personal_data:
+        if (source == PRESIDIO and not personal_data) or (
+            source == package_docs.SOURCE and not readmes
+        ):
             continue
         context = context_view = ""
         for row in rows:

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mithril.benchmark.detection import PRESIDIO
+from mithril.benchmark import package_docs
+from mithril.benchmark.detection import HELD_OUT, PRESIDIO
 from mithril.domain import Origin
 from mithril.services.embedding.training.train import FIT, VALIDATION, Sample, samples
 from mithril.services.embedding.training.validation import corpus_without, misses, table
@@ -143,3 +144,18 @@ def test_the_settings_read_the_corpus_without_the_rows_inside_only(
         texts = [json.loads(line)["text"] for line in path.read_text(encoding="utf-8").splitlines()]
         assert dropped >= 1 and len(texts) == kept and first["text"] not in texts
     assert CORPUS_FILES not in os.environ
+
+
+def test_readme_chunks_are_read_split_by_distribution_unless_left_out(tmp_path: Path) -> None:
+    rows = [row for row in samples(tmp_path) if row.source == package_docs.SOURCE]
+    assert rows and {row.label for row in rows} == {0}
+    by_distribution: dict[str, set[str]] = {}
+    for chunk, row in zip(package_docs.documents(), rows, strict=True):
+        by_distribution.setdefault(chunk.distribution, set()).add(row.part)
+    assert all(len(found) == 1 for found in by_distribution.values())  # a README stays whole
+    assert {part for found in by_distribution.values() for part in found} == {
+        FIT,
+        VALIDATION,
+        HELD_OUT,
+    }
+    assert not [row for row in samples(tmp_path, readmes=False) if row.source == rows[0].source]
