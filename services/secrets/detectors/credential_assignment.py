@@ -93,11 +93,9 @@ def _validate(text: str, start: int, end: int, context: str, value: str) -> floa
     if len(key) > MAX_KEY or _excluded_key(key):
         return None
     key_start = start - len(context)
-    if context.startswith(("?", "&")):
-        key_start += 1
     if key_start > 0 and text[key_start - 1] in "_$@":
         return None
-    if _in_badge_url(text, key_start):
+    if context.startswith(("?", "&")) and _in_badge_url(text, key_start + 1):
         return None
     quoted = separator.rstrip(" \t").endswith(('"', "'", "`"))
     stripped = value.strip()

@@ -45,12 +45,14 @@ def _issuer_ok(digits: str) -> bool:
 
 
 def _inside_identifier(text: str, start: int, end: int) -> bool:
-    """Whether the digits are part of a longer token: a URL slug or id such as
-    "activity-6963242628536487936-trAp" or "/item/4539148803436467/", where a 19-digit id
-    passes Luhn one time in ten. A card number stands apart from letters and paths."""
+    """Whether the digits are glued into a longer word: a URL slug or an id such as
+    "activity-6963242628536487936-trAp", where a 19-digit id passes Luhn one time in ten.
+    A card number stands apart from letters; after '=' or in a path ("cc=4111...",
+    "/cards/4111.../") it is still a card. Reads at most 2 characters after the match
+    (the streaming redactor's RIGHT_CONTEXT)."""
     before = text[start - 1] if start > 0 else " "
     after = text[end] if end < len(text) else " "
-    if before.isalpha() or before in "/=_" or after.isalpha() or after in "/_":
+    if before.isalpha() or before == "_" or after.isalpha() or after == "_":
         return True
     joined_before = before == "-" and start > 1 and text[start - 2].isalnum()
     joined_after = after == "-" and end + 1 < len(text) and text[end + 1].isalnum()

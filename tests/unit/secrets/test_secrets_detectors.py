@@ -222,6 +222,14 @@ def test_a_token_outside_a_badge_service_and_a_whole_key_are_still_found(text: s
     assert "credential_assignment" in _kinds(DETECTOR.detect(text))
 
 
-@pytest.mark.parametrize("text", ["card 4111 1111 1111 1111", "(4111111111111111)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "card 4111 1111 1111 1111",
+        "(4111111111111111)",
+        "cc_number=4111111111111111&exp=12",
+        "GET /cards/4111111111111111/charges",
+    ],
+)
 def test_a_card_number_standing_apart_is_still_found(text: str) -> None:
     assert _kinds(DETECTOR.detect(text)) == ["credit_card"]
