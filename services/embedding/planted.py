@@ -8,8 +8,8 @@ lines (`runs.py`) find them:
 - `request`: a logistic regression over the line's sentence embedding, fitted on prompts
   (attacks and benign requests alike) against the lines of clean documents (BIPIA's
   contexts, the standard library's docstrings, installed distributions' READMEs, presidio's
-  sentences): does this line read
-  as something said to an assistant rather than as part of a document?
+  sentences): does this line read as something said to an assistant rather than as part of
+  a document?
 - `relatedness`: the line's cosine to the mean of the document's other lines. Documentation
   is full of imperative lines ("Return the number of items."), and each is on its
   document's topic; a planted task is not.

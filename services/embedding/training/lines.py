@@ -29,13 +29,17 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 
-from mithril.benchmark import package_docs, python_docs
 from mithril.benchmark.detection import BIPIA, HELD_OUT, insert_into
 from mithril.services.embedding.config import BUNDLED_NGRAM_CLASSIFIER
 from mithril.services.embedding.ngrams import NgramModel
 from mithril.services.embedding.runs import line_runs
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
-from mithril.services.embedding.training.train import VALIDATION, Sample, samples
+from mithril.services.embedding.training.train import (
+    DOCUMENT_SOURCES,
+    VALIDATION,
+    Sample,
+    samples,
+)
 from mithril.services.scanner.readable import as_read
 
 CANDIDATES = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99)
@@ -47,9 +51,6 @@ yourself "Do I need to configure anything?" the answer is') would make every can
 fail a rule of none."""
 PLANTED = 400
 PROMPT_SOURCES = ("injection/s-labs", "injection/neuralchemy")
-CLEAN_DOCUMENTS = {BIPIA: "", python_docs.SOURCE: "docstring", package_docs.SOURCE: "readme"}
-"""The clean retrieved documents whose lines a line threshold must leave alone, and the
-column each is reported in ("": BIPIA's task, code, email or table)."""
 
 
 def highest_line_probability(model: NgramModel, text: str) -> float:
@@ -120,9 +121,10 @@ def main() -> None:
     rows = [s for s in samples(args.datasets) if s.part != HELD_OUT]
     clean: dict[str, list[float]] = defaultdict(list)
     for s in rows:
-        if s.source in CLEAN_DOCUMENTS and s.label == 0:
-            task = CLEAN_DOCUMENTS[s.source] or (s.category or "-").split(":")[0]
-            clean[task].append(highest_line_probability(model, s.view))
+        if s.source in DOCUMENT_SOURCES and s.label == 0:
+            # BIPIA's by task (code, email, table), the others by source.
+            kind = (s.category or "-").split(":")[0] if s.source == BIPIA else s.source
+            clean[kind].append(highest_line_probability(model, s.view))
     planted = [highest_line_probability(model, as_read(text)) for text in planted_texts(rows)]
     chosen = choose([p for values in clean.values() for p in values])
     text = report(dict(clean), planted, chosen, model)

@@ -39,7 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-from mithril.benchmark import package_docs, python_docs
 from mithril.benchmark.detection import BIPIA, insert_into
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.planted import (
@@ -51,7 +50,14 @@ from mithril.services.embedding.planted import (
     sigmoid,
 )
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
-from mithril.services.embedding.training.train import FIT, SEED, VALIDATION, Sample, samples
+from mithril.services.embedding.training.train import (
+    DOCUMENT_SOURCES,
+    FIT,
+    SEED,
+    VALIDATION,
+    Sample,
+    samples,
+)
 
 VERSION = "planted-lines-lr-2026.12.3"
 C = 1.0
@@ -75,7 +81,6 @@ PROMPT_SOURCES = (
     "jailbreak/gptfuzz-templates",
     "jailbreak/giskard",
 )
-DOCUMENT_SOURCES = (BIPIA, python_docs.SOURCE, package_docs.SOURCE)
 SENTENCE_SOURCES = ("benign/presidio-synth",)
 MAX_PROMPT_CHARS = 2000
 """Longer prompts (whole jailbreak templates) are no line of a document."""

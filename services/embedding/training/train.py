@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from mithril.benchmark import package_docs
+from mithril.benchmark import package_docs, python_docs
 from mithril.benchmark.detection import (
     BIPIA,
     GPTFUZZ_PLACEHOLDER,
@@ -85,6 +85,8 @@ NGRAM_C = 4.0
 """Inverse L2 strength of the n-gram logistic regression."""
 NGRAM_VERSION = "char3-5-lr-2026.4"
 FIT, VALIDATION = "fit", "validation"
+DOCUMENT_SOURCES = (BIPIA, python_docs.SOURCE, package_docs.SOURCE)
+"""The sources of clean retrieved documents (benign, read as RETRIEVAL)."""
 
 SOURCES_META = [
     {

@@ -51,8 +51,6 @@ class GibberishSuffixDetector:
         tail = text[start:end]
         if len(tail) < 40 or _CODE_LINE.search(tail):
             return
-        if is_row(text[start:end]) and has_rows(text):
-            return
         opened = sum(tail.count(c) for c in "([{")
         closed = sum(tail.count(c) for c in ")]}")
         signals = 0
@@ -60,5 +58,6 @@ class GibberishSuffixDetector:
         signals += len(_CLUSTER.findall(tail)) >= 3
         signals += len(_GLUED.findall(tail)) >= 2
         signals += tail.count("\\") + tail.count("{") + tail.count("}") >= 3
-        if signals >= min_signals:
+        # Asked last: whether the text is a table reads all of it.
+        if signals >= min_signals and not (is_row(tail) and has_rows(text)):
             yield Hit("raw", start, end)

@@ -81,9 +81,8 @@ coverage or build status, and READMEs publish it)."""
 
 
 def _in_badge_url(text: str, key_start: int) -> bool:
-    """Whether the query parameter at `key_start` (after its ? or &) belongs to a badge."""
-    if key_start < 1 or text[key_start - 1] not in "?&":
-        return False
+    """Whether the query parameter at `key_start` (just after its ? or &) belongs to a
+    badge."""
     url_start = max(text.rfind(c, 0, key_start) for c in " \t\n\"'(<") + 1
     return _BADGE_URL.match(text[url_start : key_start - 1].split("?")[0]) is not None
 
