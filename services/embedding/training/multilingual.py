@@ -191,14 +191,14 @@ def translated_samples() -> list[Sample]:
 
 def document_samples(loaded: list[Sample], gate: LanguageGate, part: str) -> list[Sample]:
     """What the head reads of the clean BIPIA contexts of `part`, as benign samples: the
-    context when it is in another language, its passages in one; contexts in English
-    throughout are left out."""
+    context when it is in another language, its passages in each other language; contexts
+    in English throughout are left out."""
     chosen = []
     for sample in loaded:
         if sample.source == DOCUMENTS and sample.label == 0 and sample.part == part:
             reading = gate.read(sample.view)
-            if reading is not None:
-                chosen.append(replace(sample, text=reading.text, view=reading.text))
+            for _, text in reading.parts if reading is not None else ():
+                chosen.append(replace(sample, text=text, view=text))
     return chosen
 
 
@@ -212,13 +212,15 @@ def document_raws(
         s for s in loaded if s.source in DOCUMENT_SOURCES and s.label == 0 and s.part == VALIDATION
     ]
     readings = [(i, model.gate.read(s.view)) for i, s in enumerate(documents)]
-    read = [(i, reading.text) for i, reading in readings if reading is not None]
+    read = [(i, text) for i, reading in readings if reading for _, text in reading.parts]
     vectors, owners = window_vectors(
         model.encoder, model.max_windows, [text for _, text in read], cache
     )
+    # The highest over a document's parts, as `Multilingual.score` reads it.
+    per_part = max_per_text(model.head.logits(vectors), owners, len(read))
     raws = np.full(len(documents), -np.inf)
-    raws[[i for i, _ in read]] = max_per_text(model.head.logits(vectors), owners, len(read))
-    print(f"{len(documents)} clean documents, {len(read)} read by the head")
+    np.maximum.at(raws, np.array([i for i, _ in read], dtype=np.int64), per_part)
+    print(f"{len(documents)} clean documents, {len({i for i, _ in read})} read by the head")
     return raws, np.array([s.source for s in documents])
 
 
