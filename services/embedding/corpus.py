@@ -26,9 +26,10 @@ import numpy as np
 
 from mithril.services.scanner.readable import as_read
 
-TEXT_VIEW = "as_read:2"
+TEXT_VIEW = "as_read:3"
 """What the index embeds of each entry; in the cache key, so a change rebuilds the index
-(2: short rot13 texts told by the language identifier, leetspeak never rotated)."""
+(2: short rot13 texts told by the language identifier, leetspeak never rotated; 3: words in
+Cyrillic or Greek kept beside a word mixing lookalikes with Latin letters)."""
 
 _log = logging.getLogger(__name__)
 

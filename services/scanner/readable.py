@@ -17,7 +17,10 @@ business (`obfuscation.*`); what it says is the learned tiers'. So they are give
    dropped; Unicode tag characters turned into the ASCII they hide;
 3. where a lookalike letter (Cyrillic `о`, Greek `ι`) touches a Latin one, every lookalike
    in the text becomes Latin, keeping case (the English-only model reads no Cyrillic or
-   Greek anyway; the multilingual rules see the raw text);
+   Greek anyway; the multilingual rules see the raw text); but in a text with words of
+   Cyrillic or Greek (a letter of theirs that looks like no Latin one: `д`, `ы`, `λ`) only
+   the words mixing the two are folded: the multilingual tier reads that language, and a
+   dagger in a table ("Waza†") had turned a Russian line under it into "зaбyдb bce";
 4. leetspeak folded in words where `0 1 3 4 5 7 @ $` come before a letter ("1gn0r3",
    "pr3v10u5"; not "mp3", "3rd", "10th"), and in every word mixing them with letters
    ("bu7", "u5") once `WRITTEN_IN_LEET` such words show the text is leetspeak throughout.
@@ -60,6 +63,15 @@ _LATIN = {k: v for k, v in normalize._LOOKALIKES.items() if len(v) == 1 and v.is
 _LOOKALIKES = str.maketrans(
     _LATIN | {k.upper(): v.upper() for k, v in _LATIN.items() if k.upper() != k}
 )
+# A Cyrillic or Greek letter that looks like no Latin one: the text has words in that script.
+_FOLDED = set(_LATIN) | {k.upper() for k in _LATIN}
+_OWN_LETTER = re.compile(
+    "["
+    + "".join(c for c in map(chr, range(0x370, 0x530)) if c.isalpha() and c not in _FOLDED)
+    + "]"
+)
+_WORD = re.compile(r"\S+")
+_MIXED = re.compile(normalize.TRIGGERS["lookalike"])
 # Python's `re` for the per-word pass: a plain character-class run cannot backtrack, and its
 # matches cost a fraction of RE2's wrapper. A word is folded when a leet character comes
 # before a letter: "1gn0r3", "pr3v10u5", "$ystem" (not "mp3").
@@ -195,6 +207,17 @@ def _language(text: str) -> tuple[str, float]:
     return str(language), float(confidence)
 
 
+def _fold_lookalikes(text: str) -> str:
+    """Every lookalike letter made Latin; only in the words mixing them with Latin letters
+    when the text also has words in Cyrillic or Greek (step 3 of the module docstring)."""
+    if not _OWN_LETTER.search(text):
+        return text.translate(_LOOKALIKES)
+    return _WORD.sub(
+        lambda word: word[0].translate(_LOOKALIKES) if _MIXED.search(word[0]) else word[0],
+        text,
+    )
+
+
 def as_read(text: str) -> str:
     """`readable(text)`, or `text` itself when there was nothing to undo: what the learned
     tiers embed, at training, in the corpus index and for every text they score."""
@@ -211,7 +234,7 @@ def readable(text: str) -> str | None:
     if _UNICODE.search(folded):
         folded = unicodedata.normalize("NFKC", folded).translate(_INVISIBLE).translate(_TAGS)
     if _LOOKALIKE.search(folded):
-        folded = folded.translate(_LOOKALIKES)
+        folded = _fold_lookalikes(folded)
     if _LEET_TRIGGER.search(folded):
         # In a text written in leetspeak, trailing digits are letters too ("bu7", "u5").
         leet = len(_LEET_BEFORE_LETTER.findall(folded)) >= WRITTEN_IN_LEET
