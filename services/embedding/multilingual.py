@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -142,28 +142,58 @@ class LanguageGate:
 
     def read(self, text: str, passages: bool = True) -> Reading | None:
         """The text when it is in another language; else (with `passages`) its passages in
-        other languages, if any; else None (English throughout)."""
+        other languages, if any; else None (English throughout).
+
+        A text in another language whose lines mix scripts (a table of Latin names and
+        figures with one line of Russian, which the identifier names) is also read by its
+        passages: the head reads a long text's start and end, and the line may be in
+        between or drowned in the rows around it."""
         language = self.language(text)
         if language:
-            return Reading(language, text, whole=True)
+            whole = Reading(language, text, whole=True)
+            if not (passages and _mixes_scripts(text)):
+                return whole
+            found = self._passages(text)
+            return replace(whole, by_language=(*whole.parts, *_by_language(found)))
         if not passages:
             return None
-        found = [
+        found = self._passages(text)
+        if not found:
+            return None
+        by_language = _by_language(found)
+        joined = "\n".join(passage for _, passage in found)
+        return Reading(by_language[0][0], joined, False, by_language)
+
+    def _passages(self, text: str) -> list[tuple[str, str]]:
+        """The text's runs in another language than English, each with its language."""
+        return [
             (other, passage)
             for passage in _sentence_runs(text)
             if _enough_letters(prose := _prose(passage)) and (other := self.language(prose))
         ]
-        if not found:
-            return None
-        letters: Counter[str] = Counter()
-        for other, passage in found:
-            letters[other] += letter_count(passage)
-        joined = "\n".join(passage for _, passage in found)
-        by_language = tuple(
-            (other, "\n".join(passage for language, passage in found if language == other))
-            for other in letters
-        )
-        return Reading(letters.most_common(1)[0][0], joined, False, by_language)
+
+
+def _by_language(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The passages of each language joined by newlines, the language with the most
+    letters first."""
+    letters: Counter[str] = Counter()
+    for other, passage in found:
+        letters[other] += letter_count(passage)
+    return tuple(
+        (other, "\n".join(passage for language, passage in found if language == other))
+        for other, _ in letters.most_common()
+    )
+
+
+def _mixes_scripts(text: str) -> bool:
+    """Whether the text has lines in Latin script and lines mostly in another."""
+    kinds = {
+        _non_latin_share(letters) >= NON_LATIN
+        for part in scanned(text)
+        for line in part.splitlines()
+        if (letters := [char for char in line if char.isalpha()])
+    }
+    return len(kinds) > 1
 
 
 _NOT_PROSE = re.compile(
@@ -195,14 +225,14 @@ def _sentence_runs(text: str) -> list[str]:
     lines (a shorter line joins the next, `runs.joined_lines`), and a line's sentences (a
     shorter sentence joins the one before it). Searched within PASSAGE_SCAN_CHARS at the
     text's start and end. A text that is one run gives no runs: the whole-text reading
-    decided it."""
+    decided it (one run among lines too short to make another is a passage)."""
     runs = [
         run
         for part in scanned(text)
         for other_script, block in _script_blocks(part)
         for run in ([block] if other_script else _latin_runs(block))
     ]
-    return runs if len(runs) > 1 else []
+    return runs if len(runs) > 1 or (runs and runs[0].strip() != text.strip()) else []
 
 
 def _script_blocks(text: str) -> list[tuple[bool, str]]:

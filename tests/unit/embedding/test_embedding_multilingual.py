@@ -136,6 +136,28 @@ def test_the_head_reads_each_language_of_a_document_apart(multilingual: Multilin
     assert abs(planted.raw - alone.raw) < 0.5
 
 
+def test_a_table_read_as_another_language_is_also_read_by_its_passages(
+    gate: LanguageGate, multilingual: Multilingual
+) -> None:
+    """A table of figures with one Russian line is Russian to the identifier (its only
+    words), and the head reads a long text's start and end: the line, in between, is
+    read as a passage too."""
+    rows = "".join(f"| {i} | {i * 3.5} | {i * 7} |\n" for i in range(60))
+    text = "| Rank | Heat | Result |\n" + rows + ATTACKS["ru"] + "\n" + rows
+    reading = gate.read(text)
+    assert reading is not None and reading.whole and reading.language == "ru"
+    assert any(
+        language == "ru" and passage.startswith(ATTACKS["ru"] + "\n| 0 |")
+        for language, passage in reading.parts
+    )
+    score = multilingual.score([text])[0]
+    assert score is not None and score.whole and score.probability >= 0.5
+    # A text in one script is read whole only.
+    assert gate.read(ATTACKS["ru"] + "\n" + ATTACKS["ru"]).parts == (
+        ("ru", ATTACKS["ru"] + "\n" + ATTACKS["ru"]),
+    )
+
+
 def test_a_passage_is_found_at_the_end_of_a_text_longer_than_the_scan(
     gate: LanguageGate,
 ) -> None:
