@@ -19,9 +19,10 @@ identifier (py3langid) reads as another language is scored here instead:
   similarity score for that text.
 
 An English text can carry a passage in another language: an email or a retrieved page
-with one instruction in German. The gate then reads the text sentence by sentence, and the
-head reads the passages it finds in other languages; the text's probability is the higher
-of the English classifier's and the head's (`Reading.whole` tells the two cases apart).
+with one instruction in German. The gate then reads the text sentence by sentence (a line
+in another script on its own), and the head reads the passages it finds in each other
+language apart; the text's probability is the higher of the English classifier's and the
+head's (`Reading.whole` tells the two cases apart).
 
 A text is read in at most `max_windows` windows of `WINDOW_TOKENS` tokens: its start and
 its end, where an instruction sits (about 4 ms a window here).

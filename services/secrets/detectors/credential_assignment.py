@@ -55,6 +55,8 @@ def _excluded_key(key: str) -> bool:
 
 _IDENTIFIER_PATH = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)+")
 _NUMBER = re.compile(r"[-+]?\d{1,7}(?:[.,]\d+)?")
+# A version, or a pin to one: "tiktoken==0.2.0" matches as tiktoken = "=0.2.0".
+_VERSION = re.compile(r"=?[vV]?\d{1,6}(?:\.\d{1,6}){1,3}(?:[.+-]?[A-Za-z0-9]{1,12})?")
 _SNAKE_OR_CAMEL = re.compile(r"[a-z]+(?:[_A-Z][a-zA-Z]*)+|[A-Z]+(?:_[A-Z]+)+")
 _SECRETISH = re.compile(r"(?i)pass|secret|token|key|cred|auth")
 
@@ -105,6 +107,8 @@ def _validate(text: str, start: int, end: int, context: str, value: str) -> floa
     if not quoted:
         if stripped.startswith("!") or _NUMBER.fullmatch(stripped):
             return None  # a YAML tag or a plain number such as 1.35953
+        if _VERSION.fullmatch(stripped):
+            return None  # a version, or a pin: tokenizers==0.13.2
         if "(" in stripped or "[" in stripped or stripped.endswith((")", "]", ".")):
             return None
         if _IDENTIFIER_PATH.fullmatch(stripped) and not any(c.isdigit() for c in stripped):

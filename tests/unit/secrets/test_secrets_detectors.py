@@ -88,6 +88,9 @@ def test_redaction_replaces_exactly_the_secret(sample: Sample) -> None:
         'client = openai.OpenAI(api_key="anything", base_url="http://0.0.0.0:4000")',
         '<img src="https://codecov.io/gh/org/repo/branch/main/graph/badge.svg?token=RX5P9LE2XL">',
         "https://www.linkedin.com/posts/someone_python-activity-6963242628536487936-trAp/",
+        # Versions pinned: a distribution whose name holds "token" is no credential.
+        "measured with `tokenizers==0.13.2`, `transformers==4.24.0` and `tiktoken==0.2.0`",
+        "pip install auth-token==2.1.0rc1 secret_sauce=1.4",
     ],
 )
 def test_false_positives(text: str) -> None:
