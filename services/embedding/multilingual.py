@@ -188,13 +188,15 @@ def _by_language(found: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
 
 def _mixes_scripts(text: str) -> bool:
     """Whether the text has lines in Latin script and lines mostly in another."""
-    kinds = {
-        _non_latin_share(letters) >= NON_LATIN
-        for part in scanned(text)
-        for line in part.splitlines()
-        if (letters := [char for char in line if char.isalpha()])
-    }
-    return len(kinds) > 1
+    kinds = {_other_script(line) for part in scanned(text) for line in part.splitlines()}
+    return {True, False} <= kinds
+
+
+def _other_script(line: str) -> bool | None:
+    """Whether the line's letters are mostly in another script than Latin; None when it
+    has no letters."""
+    letters = [char for char in line if char.isalpha()]
+    return _non_latin_share(letters) >= NON_LATIN if letters else None
 
 
 _NOT_PROSE = re.compile(
@@ -246,10 +248,9 @@ def _script_blocks(text: str) -> list[tuple[bool, str]]:
     30 translated attacks planted in clean BIPIA contexts lost so in ru, zh and ja)."""
     blocks: list[tuple[bool, str]] = []
     for line in text.splitlines(keepends=True):
-        letters = [char for char in line if char.isalpha()]
-        other_script = (
-            _non_latin_share(letters) >= NON_LATIN if letters else bool(blocks and blocks[-1][0])
-        )
+        other_script = _other_script(line)
+        if other_script is None:
+            other_script = bool(blocks and blocks[-1][0])
         if blocks and blocks[-1][0] == other_script:
             blocks[-1] = (other_script, blocks[-1][1] + line)
         else:
@@ -449,9 +450,10 @@ class Multilingual:
         for (i, (language, _)), raw in zip(parts, raws.tolist(), strict=True):
             if i not in best or raw > best[i][0]:
                 best[i] = (raw, language)
-        for i, reading in chosen:
+        highest = np.array([best[i][0] for i, _ in chosen])
+        probabilities = self.head.calibration.probability(highest).tolist()
+        for (i, reading), probability in zip(chosen, probabilities, strict=True):
             raw, language = best[i]
-            probability = float(self.head.calibration.probability(np.array([raw]))[0])
             results[i] = MultilingualScore(language, raw, probability, reading.whole)
         return results
 

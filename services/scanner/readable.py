@@ -64,7 +64,7 @@ _LOOKALIKES = str.maketrans(
     _LATIN | {k.upper(): v.upper() for k, v in _LATIN.items() if k.upper() != k}
 )
 # A Cyrillic or Greek letter that looks like no Latin one: the text has words in that script.
-_FOLDED = set(_LATIN) | {k.upper() for k in _LATIN}
+_FOLDED = {chr(code) for code in _LOOKALIKES}
 _OWN_LETTER = re.compile(
     "["
     + "".join(c for c in map(chr, range(0x370, 0x530)) if c.isalpha() and c not in _FOLDED)
