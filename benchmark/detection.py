@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mithril.benchmark import package_docs, python_docs
+from mithril.benchmark.near_duplicates import CLOSE, NEAR, DevIndex
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.translated import run_in_documents, run_translated
 from mithril.domain import Finding, Origin
@@ -93,6 +94,14 @@ class Row:
     carries_facts: bool = False
     """The row holds personal data by construction: what is counted is whether it reads as
     an attack (`attack_score`), not whether its data was found (which it should be)."""
+    planted: str = ""
+    """For a document an attack was planted in, the attack: what DEV may already hold
+    (`near_duplicates`)."""
+
+    @property
+    def own_text(self) -> str:
+        """What makes this row this row: the planted attack, else the whole text."""
+        return self.planted or self.text
 
 
 @dataclass(slots=True)
@@ -156,6 +165,55 @@ class SplitResult:
 
 def _rate(count: int, total: int) -> float | None:
     return count / total if total else None
+
+
+@dataclass(slots=True)
+class NoveltyLine:
+    """One source's held-out rows by how near they come to a DEV row (`near_duplicates`):
+    the cascade's rates on the rows near one and on the rest."""
+
+    source: str
+    rows: int = 0
+    near: int = 0
+    """Rows sharing at least `near_duplicates.NEAR` of their 5-grams with a DEV row."""
+    close: int = 0
+    """...of which at least `near_duplicates.CLOSE`."""
+    near_attacks: int = 0
+    near_tp: int = 0
+    near_benign: int = 0
+    near_fp: int = 0
+    novel_attacks: int = 0
+    novel_tp: int = 0
+    novel_benign: int = 0
+    novel_fp: int = 0
+
+    def add(self, label: int, flagged: bool, similarity: float) -> None:
+        self.rows += 1
+        near = similarity >= NEAR
+        self.near += near
+        self.close += similarity >= CLOSE
+        if label and near:
+            self.near_attacks += 1
+            self.near_tp += flagged
+        elif label:
+            self.novel_attacks += 1
+            self.novel_tp += flagged
+        elif near:
+            self.near_benign += 1
+            self.near_fp += flagged
+        else:
+            self.novel_benign += 1
+            self.novel_fp += flagged
+
+    def to_dict(self) -> dict[str, object]:
+        data = asdict(self)
+        data.update(
+            near_tpr=_rate(self.near_tp, self.near_attacks),
+            near_fpr=_rate(self.near_fp, self.near_benign),
+            novel_tpr=_rate(self.novel_tp, self.novel_attacks),
+            novel_fpr=_rate(self.novel_fp, self.novel_benign),
+        )
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +341,8 @@ class DetectionReport:
     """Held-out prompts translated into other languages (`translated.py`), per language."""
     translated_in_documents: list[VariantResult] = field(default_factory=list)
     """The same attacks planted in held-out BIPIA documents (`translated.py`), per language."""
+    novelty: list[NoveltyLine] = field(default_factory=list)
+    """Per source, held-out rows near a DEV row and the rest (`near_duplicates`)."""
 
     def get(self, source: str, split: str) -> SplitResult | None:
         for result in self.results:
@@ -300,6 +360,7 @@ class DetectionReport:
             "obfuscated_held_out": [v.to_dict() for v in self.variants],
             "translated_held_out": [v.to_dict() for v in self.translated],
             "translated_in_documents_held_out": [v.to_dict() for v in self.translated_in_documents],
+            "novelty_held_out": [line.to_dict() for line in self.novelty],
         }
 
 
@@ -412,7 +473,9 @@ def _bipia(folder: Path) -> list[Row]:
                     index = (number * BIPIA_ATTACKS_PER_CONTEXT + k) % len(pool)
                     category, attack = pool[index]
                     text = insert_into(context, attack, f"{task}:{part}:{number}:{k}")
-                    rows.append(Row(text, 1, split, f"{task}:{category}", Origin.RETRIEVAL))
+                    rows.append(
+                        Row(text, 1, split, f"{task}:{category}", Origin.RETRIEVAL, planted=attack)
+                    )
     return rows
 
 
@@ -509,7 +572,16 @@ def run_detection(
     caught: list[str] = []  # held-out prompts as the cascade decided them, for the variants
     passed: list[str] = []
     documents: list[str] = []  # clean held-out BIPIA contexts, to plant translated prompts in
-    for source, rows in load_sources(Path(datasets_dir), documentation).items():
+    novelty: list[NoveltyLine] = []
+    sources = load_sources(Path(datasets_dir), documentation)
+    dev_index = DevIndex(
+        row.own_text for rows in sources.values() for row in rows if row.split == DEV
+    )
+    for source, rows in sources.items():
+        held_out_similarity = iter(
+            dev_index.similarities([row.own_text for row in rows if row.split == HELD_OUT])
+        )
+        novel = NoveltyLine(source)
         by_split = {DEV: SplitResult(source, DEV), HELD_OUT: SplitResult(source, HELD_OUT)}
         misses: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
         totals: dict[str, Counter[str]] = {DEV: Counter(), HELD_OUT: Counter()}
@@ -528,6 +600,8 @@ def run_detection(
                 flagged = score_findings(findings) >= (threshold or DEFAULT_THRESHOLD)
             elif row.split == HELD_OUT and row.origin == Origin.USER and row.label == flagged:
                 (caught if flagged else passed).append(row.text)
+            if row.split == HELD_OUT:
+                novel.add(row.label, flagged, next(held_out_similarity))
             if row.split == HELD_OUT and source == BIPIA and not row.label:
                 documents.append(row.text)
             if tiers is not None and row.split == HELD_OUT:
@@ -557,6 +631,8 @@ def run_detection(
                     fps[row.split][row.category or "-"] += 1
                 else:
                     result.tn += 1
+        if novel.rows:
+            novelty.append(novel)
         for split, result in by_split.items():
             if not result.rows:
                 continue
@@ -597,6 +673,10 @@ def run_detection(
         f"contested = benign rows whose first {OPENING_CHARS} characters (whitespace collapsed,"
         " case folded) open an attack row of the same source: the source labels that template"
         " both ways. They count in FPR; 'FPR uncontested' leaves them out.",
+        f"near DEV = held-out rows sharing at least {NEAR:.0%} of their character 5-grams"
+        " (whitespace collapsed, case folded) with some DEV row of any source, a planted"
+        " attack judged by the attack alone; 'novel' rows share less with every DEV row"
+        " (near_duplicates.py).",
     ]
     notes.append(
         f"obfuscated variants: {VARIANT_ROWS} held-out prompt attacks the cascade flags and"
@@ -624,6 +704,7 @@ def run_detection(
         variants,
         translated,
         in_documents,
+        novelty,
     )
 
 
@@ -657,6 +738,7 @@ def format_markdown(report: DetectionReport) -> str:
                 f"{_pct(r.fpr_uncontested)} |"
             )
     lines += _tier_markdown(report)
+    lines += _novelty_markdown(report.novelty)
     lines += _rates_section(
         "Obfuscated variants (held-out prompts)",
         "transform",
@@ -704,6 +786,32 @@ def format_markdown(report: DetectionReport) -> str:
         parts = [f"{rule} {count}" for rule, count in r.false_positive_rules.items()]
         lines.append(f"- **{r.source}**: " + ", ".join(parts))
     return "\n".join(lines) + "\n"
+
+
+def _novelty_markdown(novelty: Sequence[NoveltyLine]) -> list[str]:
+    if not novelty:
+        return []
+    lines = [
+        "",
+        "## Held-out rows near a DEV row",
+        "",
+        f"*near* = sharing at least {NEAR:.0%} of the row's character 5-grams with some DEV"
+        f" row (*close*: at least {CLOSE:.0%}), a planted attack judged by the attack alone"
+        " (`benchmark/near_duplicates.py`). Everything learned was fitted on DEV rows: the"
+        " *novel* rates are the ones no copy of a training row decides.",
+        "",
+        "| source | rows | near | close | TPR near | FPR near | TPR novel | FPR novel |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for line in novelty:
+        lines.append(
+            f"| {line.source} | {line.rows} | {line.near} | {line.close}"
+            f" | {_pct(_rate(line.near_tp, line.near_attacks))}"
+            f" | {_pct(_rate(line.near_fp, line.near_benign))}"
+            f" | {_pct(_rate(line.novel_tp, line.novel_attacks))}"
+            f" | {_pct(_rate(line.novel_fp, line.novel_benign))} |"
+        )
+    return lines
 
 
 def _by_category(

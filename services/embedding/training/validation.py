@@ -33,9 +33,11 @@ from pathlib import Path
 
 import numpy as np
 
+from mithril.benchmark.near_duplicates import NEAR, DevIndex
 from mithril.services.embedding.config import BUNDLED_CORPUS
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
+    FIT,
     VALIDATION,
     Sample,
     folded,
@@ -86,21 +88,50 @@ def corpus_left_out(rows: list[Sample]) -> Iterator[tuple[int, int]]:
                 os.environ[CORPUS_FILES] = previous
 
 
-def table(rows: list[Sample], flagged: np.ndarray) -> list[str]:
-    """TPR / FPR of each source, with its attack and benign counts."""
+def own_text(row: Sample) -> str:
+    """What makes a row this row: an attack planted in a document, else its text."""
+    if row.attack_span is None:
+        return row.text
+    start, end = row.attack_span
+    return row.view[start:end]
+
+
+def novel(rows: list[Sample], fitted: list[Sample]) -> np.ndarray:
+    """Which rows no FIT row comes near (`near_duplicates.NEAR` of their 5-grams shared):
+    the rows on which no copy of what the parts were fitted on decides."""
+    index = DevIndex(own_text(row) for row in fitted)
+    return np.array(
+        [similarity < NEAR for similarity in index.similarities([own_text(row) for row in rows])]
+    )
+
+
+def _cells(flagged: np.ndarray, labels: np.ndarray) -> tuple[str, str]:
+    counted = rates(flagged, labels)
+    counts = f"{counted['attacks']} / {counted['benign']}"
+    shown = [
+        f"{rate:.1%}" if rate is not None else "-" for rate in (counted["tpr"], counted["fpr"])
+    ]
+    return counts, " / ".join(shown)
+
+
+def table(rows: list[Sample], flagged: np.ndarray, unseen: np.ndarray) -> list[str]:
+    """TPR / FPR of each source, with its attack and benign counts; then the same over
+    the rows no FIT row comes near (`novel`)."""
     by_source: dict[str, list[int]] = defaultdict(list)
     for index, row in enumerate(rows):
         by_source[row.source].append(index)
-    lines = ["| VALIDATION source | attacks / benign | TPR / FPR |", "|---|---|---|"]
+    lines = [
+        "| VALIDATION source | attacks / benign | TPR / FPR | novel attacks / benign"
+        " | novel TPR / FPR |",
+        "|---|---|---|---|---|",
+    ]
     labels = np.array([row.label for row in rows])
     for source in sorted(by_source):
         chosen = np.array(by_source[source])
-        counted = rates(flagged[chosen], labels[chosen])
-        cells = [
-            f"{rate:.1%}" if rate is not None else "-" for rate in (counted["tpr"], counted["fpr"])
-        ]
-        counts = f"{counted['attacks']} / {counted['benign']}"
-        lines.append(f"| {source} | {counts} | {cells[0]} / {cells[1]} |")
+        counts, cells = _cells(flagged[chosen], labels[chosen])
+        fresh = chosen[unseen[chosen]]
+        novel_counts, novel_cells = _cells(flagged[fresh], labels[fresh])
+        lines.append(f"| {source} | {counts} | {cells} | {novel_counts} | {novel_cells} |")
     return lines
 
 
@@ -161,15 +192,19 @@ def main() -> None:
     )
     args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    rows = [row for row in samples(args.datasets, planted=True) if row.part == VALIDATION]
+    every = samples(args.datasets, planted=True)
+    rows = [row for row in every if row.part == VALIDATION]
     started = time.monotonic()
     with corpus_left_out(rows) as (kept, dropped):
         flagged, evidence = flag_all(rows)
+    unseen = novel(rows, [row for row in every if row.part == FIT])
     lines = [
         f"{len(rows)} VALIDATION rows, corpus {kept} entries ({dropped} VALIDATION texts"
-        f" left out), {time.monotonic() - started:.0f} s",
+        f" left out), {time.monotonic() - started:.0f} s; novel = {int(unseen.sum())} rows"
+        f" sharing less than {NEAR:.0%} of their character 5-grams with every FIT row (an"
+        " attack planted in a document judged by the attack)",
         "",
-        *table(rows, flagged),
+        *table(rows, flagged, unseen),
     ]
     print("\n".join(lines))
     if args.out:
