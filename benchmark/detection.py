@@ -205,13 +205,29 @@ class NoveltyLine:
             self.novel_benign += 1
             self.novel_fp += flagged
 
+    @property
+    def near_tpr(self) -> float | None:
+        return _rate(self.near_tp, self.near_attacks)
+
+    @property
+    def near_fpr(self) -> float | None:
+        return _rate(self.near_fp, self.near_benign)
+
+    @property
+    def novel_tpr(self) -> float | None:
+        return _rate(self.novel_tp, self.novel_attacks)
+
+    @property
+    def novel_fpr(self) -> float | None:
+        return _rate(self.novel_fp, self.novel_benign)
+
     def to_dict(self) -> dict[str, object]:
         data = asdict(self)
         data.update(
-            near_tpr=_rate(self.near_tp, self.near_attacks),
-            near_fpr=_rate(self.near_fp, self.near_benign),
-            novel_tpr=_rate(self.novel_tp, self.novel_attacks),
-            novel_fpr=_rate(self.novel_fp, self.novel_benign),
+            near_tpr=self.near_tpr,
+            near_fpr=self.near_fpr,
+            novel_tpr=self.novel_tpr,
+            novel_fpr=self.novel_fpr,
         )
         return data
 
@@ -806,10 +822,8 @@ def _novelty_markdown(novelty: Sequence[NoveltyLine]) -> list[str]:
     for line in novelty:
         lines.append(
             f"| {line.source} | {line.rows} | {line.near} | {line.close}"
-            f" | {_pct(_rate(line.near_tp, line.near_attacks))}"
-            f" | {_pct(_rate(line.near_fp, line.near_benign))}"
-            f" | {_pct(_rate(line.novel_tp, line.novel_attacks))}"
-            f" | {_pct(_rate(line.novel_fp, line.novel_benign))} |"
+            f" | {_pct(line.near_tpr)} | {_pct(line.near_fpr)}"
+            f" | {_pct(line.novel_tpr)} | {_pct(line.novel_fpr)} |"
         )
     return lines
 
