@@ -58,7 +58,8 @@ from typing import TYPE_CHECKING, Any
 from mithril.benchmark import package_docs, python_docs
 from mithril.benchmark.near_duplicates import CLOSE, NEAR, DevIndex
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
-from mithril.benchmark.translated import run_in_documents, run_translated
+from mithril.benchmark.translated import load as load_translated
+from mithril.benchmark.translated import run_in_documents, run_translated, with_novel_originals
 from mithril.domain import Finding, Origin
 from mithril.gateway.decision import FACT_CATEGORIES, score_findings
 
@@ -359,6 +360,8 @@ class DetectionReport:
     """The same attacks planted in held-out BIPIA documents (`translated.py`), per language."""
     novelty: list[NoveltyLine] = field(default_factory=list)
     """Per source, held-out rows near a DEV row and the rest (`near_duplicates`)."""
+    translated_novel: list[VariantResult] = field(default_factory=list)
+    """`translated` over the rows whose English original no DEV row comes near."""
 
     def get(self, source: str, split: str) -> SplitResult | None:
         for result in self.results:
@@ -377,6 +380,7 @@ class DetectionReport:
             "translated_held_out": [v.to_dict() for v in self.translated],
             "translated_in_documents_held_out": [v.to_dict() for v in self.translated_in_documents],
             "novelty_held_out": [line.to_dict() for line in self.novelty],
+            "translated_novel_held_out": [v.to_dict() for v in self.translated_novel],
         }
 
 
@@ -705,6 +709,14 @@ def run_detection(
         " into 8 languages (benchmark/data/translated_prompts.jsonl), scanned as user prompts."
     )
     translated = run_translated(decide)
+    held_out_translations = [row for row in load_translated() if row.part == HELD_OUT]
+    novel_translations = with_novel_originals(held_out_translations, dev_index)
+    notes.append(
+        f"translated prompts, novel: the {len({r.row for r in novel_translations})} of"
+        f" {len({r.row for r in held_out_translations})} held-out rows whose English original"
+        " no DEV row comes near (as 'near DEV' above), in every language."
+    )
+    translated_novel = run_translated(decide, rows=novel_translations)
     notes.append(
         "translated attacks in documents: the same attacks, each planted on its own line at"
         " the start, middle or end of a clean held-out BIPIA context, scanned as retrieved"
@@ -721,6 +733,7 @@ def run_detection(
         translated,
         in_documents,
         novelty,
+        translated_novel,
     )
 
 
@@ -773,6 +786,15 @@ def format_markdown(report: DetectionReport) -> str:
             f"The same {first.attacks} attacks and {first.benign} benign prompts in"
             " each language (`benchmark/translated.py`; en = as the source has them, the others"
             " translated)."
+        ),
+    )
+    lines += _rates_section(
+        "Translated prompts whose English original is novel (held-out)",
+        "language",
+        report.translated_novel,
+        lambda first: (
+            f"The {first.attacks} attacks and {first.benign} benign prompts above whose English"
+            " original no DEV row comes near (`benchmark/near_duplicates.py`), in each language."
         ),
     )
     lines += _rates_section(

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mithril.benchmark.near_duplicates import NEAR, DevIndex
 from mithril.benchmark.obfuscation import VariantResult
 
 if TYPE_CHECKING:
@@ -98,6 +99,20 @@ def run_translated(
         flagged = sum(decide(r.text, Origin.USER)[0] for r in benign)
         results.append(VariantResult(language, len(attacks), caught, len(benign), flagged))
     return results
+
+
+def with_novel_originals(rows: Sequence[TranslatedRow], dev: DevIndex) -> list[TranslatedRow]:
+    """The rows whose English original no DEV row comes near (`near_duplicates.NEAR`): the
+    parts were fitted on DEV rows and the multilingual head on translations of some of
+    them, so a translation of a near copy is half seen."""
+    english = {r.row: r.text for r in rows if r.language == "en"}
+    ids = list(english)
+    near = {
+        row
+        for row, similarity in zip(ids, dev.similarities([english[i] for i in ids]), strict=True)
+        if similarity >= NEAR
+    }
+    return [r for r in rows if r.row not in near]
 
 
 def run_in_documents(
