@@ -708,8 +708,9 @@ def run_detection(
         "translated prompts: held-out s-labs and neuralchemy prompts and their translations"
         " into 8 languages (benchmark/data/translated_prompts.jsonl), scanned as user prompts."
     )
-    translated = run_translated(decide)
-    held_out_translations = [row for row in load_translated() if row.part == HELD_OUT]
+    translations = load_translated()  # read once for the three runs over it
+    translated = run_translated(decide, rows=translations)
+    held_out_translations = [row for row in translations if row.part == HELD_OUT]
     novel_translations = with_novel_originals(held_out_translations, dev_index)
     notes.append(
         f"translated prompts, novel: the {len({r.row for r in novel_translations})} of"
@@ -722,7 +723,7 @@ def run_detection(
         " the start, middle or end of a clean held-out BIPIA context, scanned as retrieved"
         " content."
     )
-    in_documents = run_in_documents(decide, documents)
+    in_documents = run_in_documents(decide, documents, rows=translations)
     return DetectionReport(
         results,
         threshold,

@@ -106,11 +106,9 @@ def with_novel_originals(rows: Sequence[TranslatedRow], dev: DevIndex) -> list[T
     parts were fitted on DEV rows and the multilingual head on translations of some of
     them, so a translation of a near copy is half seen."""
     english = {r.row: r.text for r in rows if r.language == "en"}
-    ids = list(english)
+    similarities = dev.similarities(list(english.values()))
     near = {
-        row
-        for row, similarity in zip(ids, dev.similarities([english[i] for i in ids]), strict=True)
-        if similarity >= NEAR
+        row for row, similarity in zip(english, similarities, strict=True) if similarity >= NEAR
     }
     return [r for r in rows if r.row not in near]
 
