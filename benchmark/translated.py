@@ -127,23 +127,27 @@ def run_in_documents(
     Benign prompts are not planted: a question or a request inside a retrieved document is
     an instruction injected into data, what BIPIA labels an attack. What the documents cost
     in false positives is the clean contexts' FPR (the BIPIA source)."""
-    from mithril.benchmark.detection import insert_into
     from mithril.domain import Origin
 
     if not documents:
         return []
 
-    def planted(row: TranslatedRow) -> str:
-        key = _selection_key(row.row)
-        document = documents[int.from_bytes(key[:4], "big") % len(documents)]
-        return insert_into(document, row.text, row.row)
-
     chosen = [r for r in (load() if rows is None else rows) if r.part == part and r.label]
     return run_translated(
         lambda text, _origin: decide(text, Origin.RETRIEVAL),
         part,
-        [dataclasses.replace(row, text=planted(row)) for row in chosen],
+        [dataclasses.replace(row, text=planted_in(documents, row)) for row in chosen],
     )
+
+
+def planted_in(documents: Sequence[str], row: TranslatedRow) -> str:
+    """`row`'s text planted in one of `documents`, the same one and at the same place for
+    a row and its translations (chosen by the English row's id)."""
+    from mithril.benchmark.detection import insert_into
+
+    key = _selection_key(row.row)
+    document = documents[int.from_bytes(key[:4], "big") % len(documents)]
+    return insert_into(document, row.text, row.row)
 
 
 def _order(language: str) -> tuple[int, str]:

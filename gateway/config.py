@@ -96,6 +96,14 @@ class GatewaySettings(BaseSettings):
     threshold: float = Field(
         0.5, ge=0, le=1, description="Embedded default policy: score that flags content."
     )
+    document_classifier_threshold: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        description="The attack classifier's probability at which retrieved and tool content"
+        " counts as 0.5 (prompts: 0.5); unset takes the one chosen for the shipped classifier"
+        " (services/embedding/data/document_threshold.json).",
+    )
     upstream_url: str = Field(
         "https://api.openai.com/v1",
         description="Embedded default policy: the OpenAI-compatible upstream; callers' own"

@@ -17,7 +17,7 @@ from typing import Protocol
 
 import grpc
 
-from mithril.domain import Finding, Origin
+from mithril.domain import Finding, Origin, Severity
 from mithril.gateway import metrics
 from mithril.gateway.batching import MicroBatcher
 from mithril.gateway.secrets_screen import SecretsScreen
@@ -74,6 +74,11 @@ class Detectors(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+def learned_severity(score: float) -> Severity:
+    """A learned tier's finding's severity, from its calibrated probability."""
+    return Severity.HIGH if score >= 0.8 else Severity.MEDIUM if score >= 0.5 else Severity.LOW
 
 
 def canonical(finding: Finding) -> Finding:

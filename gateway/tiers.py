@@ -25,8 +25,10 @@ from mithril.gateway.detectors import (
     Analysis,
     ServiceUnavailableError,
     canonical,
+    learned_severity,
     open_channel,
 )
+from mithril.gateway.document_scale import rescaled, shipped_threshold
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 from mithril.runtime.channels import bearer_metadata
 from mithril.services.embedding.runs import line_runs
@@ -64,16 +66,12 @@ MIN_REPORTED = 0.1
 """Learned scores below this are not reported as findings (they would not move a score)."""
 
 
-def _severity(score: float) -> Severity:
-    return Severity.HIGH if score >= 0.8 else Severity.MEDIUM if score >= 0.5 else Severity.LOW
-
-
 def similarity_finding(score: float, max_similarity: float, nearest: str) -> Finding:
     return Finding(
         rule_id="embedding.similarity",
         detector="embedding",
         category=LEARNED_CATEGORY,
-        severity=_severity(score),
+        severity=learned_severity(score),
         confidence=round(score, 6),
         message=f"close to known attacks ({nearest or 'attack'}; cosine {max_similarity:.2f})",
     )
@@ -93,7 +91,7 @@ def classifier_finding(probability: float, language: str = "") -> Finding:
         rule_id="embedding.classifier",
         detector="classifier",
         category=LEARNED_CATEGORY,
-        severity=_severity(probability),
+        severity=learned_severity(probability),
         confidence=round(probability, 6),
         message=f"{reader} gives {probability:.2f}",
     )
@@ -129,7 +127,7 @@ def planted_line_finding(probability: float, request: float, relatedness: float)
             rule_id="embedding.planted_line",
             detector="classifier",
             category=LEARNED_CATEGORY,
-            severity=_severity(probability),
+            severity=learned_severity(probability),
             confidence=round(probability, 6),
             message=f"a line reads as a request to an assistant ({request:.2f}) and not as part"
             f" of the document around it (cosine {relatedness:.2f})",
@@ -376,9 +374,15 @@ class Tiers:
         learned: LearnedBackend | None,
         judge: JudgeBackend | None,
         enabled: frozenset[str] = frozenset({"embedding", "classifier", "judge"}),
+        document_threshold: float | None = None,
     ) -> None:
+        """`document_threshold`: where the classifier's probability on retrieved and tool
+        content counts as 0.5 (`document_scale.py`); None takes the shipped one."""
         self._learned = learned
         self._judge = judge
+        self.document_threshold = (
+            shipped_threshold() if document_threshold is None else document_threshold
+        )
         names = set()
         if learned is not None:
             names |= {"embedding", "classifier"} & enabled
@@ -394,7 +398,9 @@ class Tiers:
 
         Retrieved or tool content that is a table has each line of prose among its rows
         read on its own too, as a prompt is (`services/scanner/tables.py`): the stronger
-        finding of each kind stands, a line's saying where it was found."""
+        finding of each kind stands, a line's saying where it was found. On retrieved and
+        tool content the classifier's probability is read on the documents' scale
+        (`document_scale.py`)."""
         if self._learned is None:
             return Analysis(())
         lines = prose_among_rows(text) if origin.is_untrusted_content else []
@@ -404,7 +410,10 @@ class Tiers:
             )
         except ServiceUnavailableError as error:
             return Analysis((), (error.service,))
-        return _strongest(whole, [_found_in_table(analysis) for analysis in alone])
+        strongest = _strongest(whole, [_found_in_table(analysis) for analysis in alone])
+        if origin.is_untrusted_content:
+            return rescaled(strongest, self.document_threshold)
+        return strongest
 
     async def judge(self, text: str, origin: Origin) -> Finding | None:
         return None if self._judge is None else await self._judge.judge(text, origin)
@@ -457,11 +466,13 @@ def remote_tiers(settings: GatewaySettings) -> Tiers:
         if "judge" in enabled
         else None
     )
-    return Tiers(learned, judge, frozenset(enabled))
+    return Tiers(learned, judge, frozenset(enabled), settings.document_classifier_threshold)
 
 
-def local_tiers() -> Tiers:
+def local_tiers(document_threshold: float | None = None) -> Tiers:
     """Every tier in this process: the embedding library, and the judge library when an
-    LLM is configured (MITHRIL_JUDGE_BASE_URL)."""
+    LLM is configured (MITHRIL_JUDGE_BASE_URL). `document_threshold`: as `Tiers` takes it."""
     judge = LocalJudge()
-    return Tiers(LocalLearned(), judge if judge.available else None)
+    return Tiers(
+        LocalLearned(), judge if judge.available else None, document_threshold=document_threshold
+    )

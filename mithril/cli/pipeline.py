@@ -30,13 +30,13 @@ class Pipeline(Protocol):
 class LocalPipeline:
     """The gateway's policy over the detection libraries, in this process."""
 
-    def __init__(self) -> None:
-        settings = GatewaySettings()
+    def __init__(self, settings: GatewaySettings | None = None) -> None:
+        settings = settings or GatewaySettings()
         policy = service_policy(load_policy_book(settings), settings)
         wanted = set(settings.learned_tiers) & policy.detectors
         # The full cascade, in-process: the learned tiers load the model (and, the first
         # time, embed the attack corpus); the judge joins when an LLM is configured.
-        tiers = local_tiers() if wanted else None
+        tiers = local_tiers(settings.document_classifier_threshold) if wanted else None
         self.firewall = Firewall(LocalDetectors(), policy, tiers)
         self.max_text_chars = settings.max_text_chars
 

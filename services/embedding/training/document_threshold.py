@@ -1,0 +1,160 @@
+"""Choose the classifier's threshold on retrieved content (`gateway/document_scale.py`).
+
+    .venv/bin/python -m mithril.services.embedding.training.document_threshold [--out DIR]
+
+Run after the classifier and the combiner are final: it reads the cascade's findings as the
+gateway makes them.
+
+- Rows: the DEV rows of the document sources (`train.DOCUMENT_SOURCES`: BIPIA's contexts,
+  clean and with attacks, the standard library's docstrings, the installed distributions'
+  README chunks), as `mithril bench detection` splits them; and, to show the cost, the
+  `dev` attacks of `benchmark/data/translated_prompts.jsonl` planted in DEV's clean BIPIA
+  contexts as the benchmark plants the held-out ones. HELD_OUT rows are never read. DEV,
+  not only its VALIDATION slice: that slice holds 129 README chunks, too few to say 1 %.
+- Each row is scanned once by the full cascade as retrieved content, the classifier on the
+  prompts' scale (threshold 0.5); each candidate threshold then rescales the classifier's
+  finding and scores the findings again, as the gateway would (`decision.score_findings`).
+- The threshold is the lowest of CANDIDATES at which the cascade flags at most MAX_FPR of
+  every benign document source's DEV rows.
+
+Writes `data/document_threshold.json`: the threshold and, at 0.5 and at it, what each
+source's rows come to. About ten minutes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from mithril.benchmark import translated
+from mithril.benchmark.detection import BIPIA, DEV, load_sources
+from mithril.domain import Finding, Origin
+from mithril.gateway.decision import score_findings
+from mithril.gateway.detectors import Analysis
+from mithril.gateway.document_scale import rescaled
+from mithril.services.embedding.training.arguments import parse_training_args, training_parser
+from mithril.services.embedding.training.train import DOCUMENT_SOURCES
+
+MAX_FPR = 0.01
+CANDIDATES = tuple(round(0.5 + step / 100, 2) for step in range(0, 41))
+"""0.50 to 0.90 by 0.01."""
+POLICY_THRESHOLD = 0.5
+"""The default policy's threshold, at which the rows are flagged."""
+TRANSLATED = "translated-in-documents"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Scanned:
+    source: str
+    label: int
+    findings: tuple[Finding, ...]
+
+
+@dataclasses.dataclass(slots=True)
+class Counts:
+    attacks: int = 0
+    caught: int = 0
+    benign: int = 0
+    flagged: int = 0
+
+    @property
+    def fpr(self) -> float | None:
+        return self.flagged / self.benign if self.benign else None
+
+    def to_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+def counts_at(rows: Iterable[Scanned], threshold: float) -> dict[str, Counts]:
+    """Per source, what the cascade flags with the classifier's document threshold at
+    `threshold`."""
+    by_source: dict[str, Counts] = {}
+    for row in rows:
+        findings = rescaled(Analysis(row.findings), threshold).findings
+        flagged = score_findings(findings) >= POLICY_THRESHOLD
+        counts = by_source.setdefault(row.source, Counts())
+        if row.label:
+            counts.attacks += 1
+            counts.caught += flagged
+        else:
+            counts.benign += 1
+            counts.flagged += flagged
+    return by_source
+
+
+def choose(rows: Sequence[Scanned], candidates: Sequence[float] = CANDIDATES) -> float:
+    """The lowest candidate at which no source's benign rows are flagged above MAX_FPR."""
+    for threshold in candidates:
+        rates = [c.fpr for c in counts_at(rows, threshold).values() if c.fpr is not None]
+        if all(rate <= MAX_FPR for rate in rates):
+            return threshold
+    raise ValueError(f"no threshold up to {candidates[-1]} holds every source at {MAX_FPR:.0%}")
+
+
+def dev_rows(datasets: Path) -> list[tuple[str, int, str]]:
+    """(source, label, text) of the DEV document rows, and of the DEV translated attacks
+    planted in DEV's clean BIPIA contexts."""
+    sources = load_sources(datasets, documentation=True)
+    rows = [
+        (source, row.label, row.text)
+        for source in DOCUMENT_SOURCES
+        for row in sources.get(source, [])
+        if row.split == DEV
+    ]
+    contexts = [r.text for r in sources.get(BIPIA, []) if r.split == DEV and not r.label]
+    if contexts:
+        for attack in translated.load():
+            if attack.part == "dev" and attack.label:
+                rows.append((TRANSLATED, 1, translated.planted_in(contexts, attack)))
+    return rows
+
+
+def scan(rows: Sequence[tuple[str, int, str]]) -> list[Scanned]:
+    """Each row's findings from the full cascade, the classifier on the prompts' scale."""
+    from mithril.cli.pipeline import LocalPipeline
+    from mithril.gateway.config import GatewaySettings
+
+    pipeline = LocalPipeline(GatewaySettings(document_classifier_threshold=0.5))
+    loop = asyncio.new_event_loop()
+    try:
+        return [
+            Scanned(
+                source,
+                label,
+                loop.run_until_complete(pipeline.firewall.scan(text, Origin.RETRIEVAL)).findings,
+            )
+            for source, label, text in rows
+        ]
+    finally:
+        loop.close()
+
+
+def summary(rows: Sequence[Scanned], threshold: float) -> dict[str, object]:
+    def table(at: float) -> Mapping[str, object]:
+        return {source: c.to_dict() for source, c in sorted(counts_at(rows, at).items())}
+
+    return {
+        "threshold": threshold,
+        "chosen_on": "DEV rows of "
+        + ", ".join(DOCUMENT_SOURCES)
+        + f": the lowest of 0.50-0.90 holding each benign source at {MAX_FPR:.0%} or less",
+        "written_by": "services/embedding/training/document_threshold.py",
+        "at_0.5": table(0.5),
+        "at_threshold": table(threshold),
+    }
+
+
+def main() -> None:
+    args = parse_training_args(training_parser(__doc__))
+    rows = scan(dev_rows(args.datasets))
+    threshold = choose(rows)
+    path = Path(args.out) / "document_threshold.json"
+    path.write_text(json.dumps(summary(rows, threshold), indent=2) + "\n", encoding="utf-8")
+    print(f"document threshold {threshold} -> {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+"""The classifier's probability on retrieved and tool content is read on the documents'
+scale: 0.5 sits at the document threshold, and nothing else moves.
+
+The learned backend here is an in-memory stand-in with fixed findings: this tests how the
+gateway reads them, not the classifier (`gateway/document_scale.py`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from pathlib import Path
+
+import pytest
+
+from mithril.domain import Finding, Origin, Severity
+from mithril.gateway.cascade import escalate
+from mithril.gateway.decision import Mode, Policy, decide
+from mithril.gateway.detectors import Analysis
+from mithril.gateway.document_scale import on_document_scale, shipped_threshold
+from mithril.gateway.tiers import Tiers
+
+WHICH = ("embedding", "classifier")
+THRESHOLD = 0.6
+
+
+def learned(rule: str, confidence: float) -> Finding:
+    return Finding(rule, "classifier", "learned", Severity.MEDIUM, confidence, "the reading")
+
+
+class FixedBackend:
+    """Answers every text with the same findings."""
+
+    def __init__(self, *findings: Finding) -> None:
+        self._findings = findings
+
+    async def learned(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
+        return Analysis(self._findings)
+
+    async def close(self) -> None:
+        return None
+
+
+def test_the_document_threshold_maps_to_one_half_and_order_is_kept() -> None:
+    assert on_document_scale(THRESHOLD, THRESHOLD) == pytest.approx(0.5)
+    moved = [on_document_scale(p, THRESHOLD) for p in (0.0, 0.3, 0.55, 0.6, 0.7, 0.99, 1.0)]
+    assert moved == sorted(moved)
+    assert moved[2] < 0.5 < moved[4]
+    assert moved[0] >= 0.0 and moved[-1] <= 1.0
+
+
+def test_a_threshold_of_one_half_leaves_probabilities_alone() -> None:
+    assert [on_document_scale(p, 0.5) for p in (0.0, 0.3, 0.55, 1.0)] == [0.0, 0.3, 0.55, 1.0]
+
+
+@pytest.mark.parametrize("origin", [Origin.RETRIEVAL, Origin.TOOL])
+async def test_contents_classifier_finding_moves_and_says_so(origin: Origin) -> None:
+    tiers = Tiers(FixedBackend(learned("embedding.classifier", 0.55)), None, document_threshold=0.6)
+    (finding,) = (await tiers.learned("some document", origin, WHICH)).findings
+    assert finding.confidence == pytest.approx(on_document_scale(0.55, 0.6), abs=1e-6)
+    assert finding.confidence < 0.5
+    assert finding.severity is Severity.LOW
+    assert finding.message == "the reading; 0.45 as content, whose threshold is 0.60"
+
+
+async def test_a_prompts_classifier_finding_stays_on_the_prompts_scale() -> None:
+    tiers = Tiers(FixedBackend(learned("embedding.classifier", 0.55)), None, document_threshold=0.6)
+    (finding,) = (await tiers.learned("a prompt", Origin.USER, WHICH)).findings
+    assert (finding.confidence, finding.message) == (0.55, "the reading")
+
+
+async def test_the_planted_line_and_similarity_findings_keep_their_own_scale() -> None:
+    kept = (learned("embedding.planted_line", 0.55), learned("embedding.similarity", 0.55))
+    tiers = Tiers(FixedBackend(*kept), None, document_threshold=0.6)
+    found = (await tiers.learned("some document", Origin.RETRIEVAL, WHICH)).findings
+    assert found == kept
+
+
+async def test_the_same_probability_flags_a_prompt_and_passes_a_document() -> None:
+    policy = Policy(Mode.BLOCK, 0.5, frozenset({"scanner", "embedding", "classifier"}))
+    tiers = Tiers(FixedBackend(learned("embedding.classifier", 0.55)), None, document_threshold=0.6)
+    for origin, flagged in ((Origin.USER, True), (Origin.RETRIEVAL, False)):
+        analysis = await escalate("text", origin, Analysis(()), policy, tiers)
+        assert decide(analysis.findings, policy).flagged is flagged
+
+
+def test_the_shipped_threshold_is_read_from_its_file_and_checked(tmp_path: Path) -> None:
+    assert 0.5 <= shipped_threshold() < 1
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps({"threshold": 0.61}))
+    bad.write_text(json.dumps({"threshold": 1.5}))
+    assert shipped_threshold(good) == 0.61
+    with pytest.raises(ValueError, match="must lie in"):
+        shipped_threshold(bad)
+
+
+def test_tiers_take_the_shipped_threshold_unless_told_otherwise() -> None:
+    backend = FixedBackend()
+    assert Tiers(backend, None).document_threshold == shipped_threshold()
+    assert Tiers(backend, None, document_threshold=0.7).document_threshold == 0.7
