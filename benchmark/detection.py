@@ -16,6 +16,9 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/package-docs (with `documentation=True` too): the installed distributions' READMEs
   cut into chunks as a RAG pipeline cuts them (`package_docs.py`), benign, held out by
   distribution (every chunk of one README on one side), scanned as `Origin.RETRIEVAL`.
+- benign/debian-docs (with `documentation=True` too): the READMEs of the Debian packages
+  under /usr/share/doc, cut the same way (`debian_docs.py`), benign, every row HELD_OUT:
+  documentation nothing was ever chosen on. Scanned as `Origin.RETRIEVAL`.
 - pii/presidio-synth.json (source `benign/presidio-synth`): presidio-research's synthetic
   sentences filled with personal data (names, addresses, card numbers, ...), benign. A row is
   HELD-OUT when its template is (sha256(template id) % 5 == 0), so a held-out sentence's
@@ -55,7 +58,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mithril.benchmark import package_docs, python_docs
+from mithril.benchmark import debian_docs, package_docs, python_docs
 from mithril.benchmark.near_duplicates import CLOSE, NEAR, DevIndex
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.translated import load as load_translated
@@ -525,10 +528,25 @@ def _package_docs() -> list[Row]:
     return rows
 
 
+def _debian_docs() -> list[Row]:
+    return [
+        Row(
+            chunk.text,
+            0,
+            HELD_OUT,
+            chunk.kind,
+            Origin.RETRIEVAL,
+            group=f"debian-docs:{chunk.distribution}",
+        )
+        for chunk in debian_docs.documents()
+    ]
+
+
 def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, list[Row]]:
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
-    `documentation` the standard library's docstrings (`python_docs.SOURCE`) and the
-    installed distributions' READMEs (`package_docs.SOURCE`)."""
+    `documentation` the standard library's docstrings (`python_docs.SOURCE`), the
+    installed distributions' READMEs (`package_docs.SOURCE`) and, where the machine has
+    them, the Debian packages' READMEs (`debian_docs.SOURCE`, all held out)."""
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
@@ -559,6 +577,8 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
     if documentation:
         sources[python_docs.SOURCE] = _python_docs()
         sources[package_docs.SOURCE] = _package_docs()
+        if debian := _debian_docs():
+            sources[debian_docs.SOURCE] = debian
     return sources
 
 
@@ -690,6 +710,11 @@ def run_detection(
         f" chunks of at most {package_docs.MAX_CHARS} characters (at least"
         f" {package_docs.MIN_CHARS}, the first {package_docs.MAX_CHUNKS} of each), benign,"
         " scanned as Origin.RETRIEVAL; held out by distribution (sha256 of its name).",
+        f"{debian_docs.SOURCE} (when measured): the READMEs of the Debian packages under"
+        f" {debian_docs.DOC_ROOT} (README, README.md, README.Debian, ..., gzipped or not; each"
+        " under its package's licence, read in place), cut as the distributions' READMEs are;"
+        " benign, scanned as Origin.RETRIEVAL; every row held out: nothing was ever chosen on"
+        " them.",
         f"contested = benign rows whose first {OPENING_CHARS} characters (whitespace collapsed,"
         " case folded) open an attack row of the same source: the source labels that template"
         " both ways. They count in FPR; 'FPR uncontested' leaves them out.",

@@ -127,4 +127,9 @@ def documents(paths: Iterable[Path] | None = None) -> Iterator[Chunk]:
                 continue
             seen.add(piece)
             kept += 1
-            yield Chunk(name, "code" if _CODE.search(piece) else "prose", piece)
+            yield Chunk(name, kind_of(piece), piece)
+
+
+def kind_of(piece: str) -> str:
+    """ "code" when the piece holds a code block or a shell session, else "prose"."""
+    return "code" if _CODE.search(piece) else "prose"
