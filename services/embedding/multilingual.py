@@ -49,7 +49,7 @@ import numpy as np
 
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.e5_encoder import E5Encoder
-from mithril.services.embedding.runs import RUN_LETTERS, SCAN_CHARS, joined_lines, scanned
+from mithril.services.embedding.runs import RUN_LETTERS, SCAN_CHARS, scanned, standalone_lines
 from mithril.services.embedding.runs import letters as letter_count
 
 MODEL_NAME = "multilingual-e5-small"
@@ -225,10 +225,11 @@ _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|[\u3002\uff01\uff1f]+")
 def _sentence_runs(text: str) -> list[str]:
     """The text cut into runs: its blocks of lines in another script than Latin as they
     are (`_script_blocks`), and the rest into runs of at least PASSAGE_LETTERS letters: its
-    lines (a shorter line joins the next, `runs.joined_lines`), and a line's sentences (a
-    shorter sentence joins the one before it). Searched within PASSAGE_SCAN_CHARS at the
-    text's start and end. A text that is one run gives no runs: the whole-text reading
-    decided it (one run among lines too short to make another is a passage)."""
+    lines (a line with enough letters stands alone, `runs.standalone_lines`), and a line's
+    sentences (a shorter sentence joins the one before it). Searched within
+    PASSAGE_SCAN_CHARS at the text's start and end. A text that is one run gives no runs:
+    the whole-text reading decided it (one run among lines too short to make another is a
+    passage)."""
     runs = [
         run
         for part in scanned(text)
@@ -259,7 +260,7 @@ def _script_blocks(text: str) -> list[tuple[bool, str]]:
 
 
 def _latin_runs(text: str) -> list[str]:
-    return [run for line in joined_lines(text, PASSAGE_LETTERS) for run in _line_runs(line)]
+    return [run for line in standalone_lines(text, PASSAGE_LETTERS) for run in _line_runs(line)]
 
 
 def _enough_letters(passage: str) -> bool:

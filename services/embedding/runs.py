@@ -39,6 +39,37 @@ def joined_lines(text: str, min_letters: int = RUN_LETTERS) -> list[str]:
     return runs
 
 
+def standalone_lines(text: str, min_letters: int = RUN_LETTERS) -> list[str]:
+    """The text's lines (with their ends), a line of at least `min_letters` letters a run
+    of its own; shorter lines gathered until they have as many, and what is left of them
+    when a longer line comes joined to the run before (at the start, to that line).
+
+    What the language gate cuts English text into: a line planted in a document stands on
+    its own, and joined to the short line above it ("You can import it like this now."), or
+    to the table rows above it, its language was drowned in their English (`joined_lines`
+    joins them to the next line). Of the 240 translated DEV attacks planted in clean DEV
+    BIPIA contexts the multilingual head caught 199 so, 205 so cut; no clean DEV document
+    and no DEV prompt of several lines was flagged more."""
+    runs: list[str] = []
+    pending = ""
+    for line in text.splitlines(keepends=True):
+        if letters(line) >= min_letters:
+            if pending and runs:
+                runs[-1] += pending
+            elif pending:
+                line = pending + line
+            pending = ""
+            runs.append(line)
+            continue
+        pending += line
+        if letters(pending) >= min_letters:
+            runs.append(pending)
+            pending = ""
+    if pending and runs:
+        runs[-1] += pending
+    return runs
+
+
 def scanned(text: str) -> list[str]:
     """The text, or its first and its last SCAN_CHARS // 2 characters when it is longer."""
     if len(text) <= SCAN_CHARS:
