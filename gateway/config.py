@@ -96,13 +96,12 @@ class GatewaySettings(BaseSettings):
     threshold: float = Field(
         0.5, ge=0, le=1, description="Embedded default policy: score that flags content."
     )
-    document_classifier_threshold: float | None = Field(
-        None,
+    document_classifier_threshold: float = Field(
+        0.5,
         gt=0,
         lt=1,
         description="The attack classifier's probability at which retrieved and tool content"
-        " counts as 0.5 (prompts: 0.5); unset takes the one chosen for the shipped classifier"
-        " (services/embedding/data/document_threshold.json).",
+        " counts as 0.5 (prompts: 0.5); 0.5 leaves it alone (gateway/document_scale.py).",
     )
     upstream_url: str = Field(
         "https://api.openai.com/v1",

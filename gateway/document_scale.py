@@ -1,48 +1,44 @@
 """The attack classifier's probability read on retrieved and tool content's own scale.
 
-The classifier's operating point (probability 0.5) was chosen mostly on prompts. Retrieved
-documents are another population: README badge tables, a CLI's box-drawn help, a
-docstring with a chat example score 0.50-0.57 there, and flagged 1.7 % of the benign README
-chunks and 0.9 % of the docstrings that DEV holds while no planted attack among DEV's
-documents needed them. So for untrusted content (`Origin.is_untrusted_content`) the
-classifier's probability is moved in logit space to put 0.5 at the document threshold t:
+The classifier's operating point (probability 0.5) was chosen mostly on prompts, and
+retrieved documents are another population: a README's badge table, a CLI's box-drawn help
+or a docstring with a chat example score 0.50-0.57. A deployment that retrieves such
+documentation can read the classifier's probability on untrusted content
+(`Origin.is_untrusted_content`) on a scale of its own, 0.5 moved to a document threshold t
+in logit space:
 
     p' = sigmoid(logit(p) - logit(t))
 
 A document then flags at the policy's threshold where the classifier gives at least t, and
-the score still adds up with the other tiers as a calibrated probability. t is chosen on
-DEV's documents by `services/embedding/training/document_threshold.py` (the lowest that
-holds every DEV document source at 1 % or less) and shipped beside the classifier in
-`data/document_threshold.json`; a deployment can set its own
-(MITHRIL_GATEWAY_DOCUMENT_CLASSIFIER_THRESHOLD). Only the classifier's finding moves: the
-planted-line head has its operating point chosen on documents already, and the
-similarity's near-copy is a near-copy whatever carries it.
+the score still adds up with the other tiers as a calibrated probability. Only the
+classifier's finding moves: the planted-line head has its operating point chosen on
+documents already, and the similarity's near-copy is a near-copy whatever carries it.
+
+t is 0.5 (off) unless MITHRIL_GATEWAY_DOCUMENT_CLASSIFIER_THRESHOLD sets it. On DEV, 0.56
+(the lowest holding every DEV document source at 1 %: `services/embedding/training/
+document_threshold.py`, its figures in `data/document_threshold_report.json`) flags 8
+instead of 13 of 823 README chunks and 4 instead of 7 of 750 docstrings; it misses 2 more
+of 270 translated attacks planted in DEV documents, and no more BIPIA attack or prompt
+planted in a VALIDATION document. The held-out BIPIA attacks say
+otherwise: the cascade caught 565 of 600 instead of 574 at 0.56, for 4 fewer of 268 README
+chunks flagged. DEV's BIPIA attacks are caught by rules written on them and the planted
+prompts by the planted-line head, so neither shows what the classifier's band just above
+0.5 catches in a document; a deployment whose retrieval is documentation rather than mail
+and web pages may still want it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import json
 import math
-from pathlib import Path
 
 from mithril.domain import Finding
 from mithril.gateway.detectors import Analysis, canonical, learned_severity
-from mithril.services.embedding.config import DATA_DIR
 
-DOCUMENT_THRESHOLD_FILE = DATA_DIR / "document_threshold.json"
 CLASSIFIER_RULE = "embedding.classifier"
+OFF = 0.5
+"""The document threshold that leaves probabilities as they are."""
 _EDGE = 1e-9  # keeps logit() finite at probabilities of exactly 0 or 1
-
-
-@functools.cache
-def shipped_threshold(path: Path = DOCUMENT_THRESHOLD_FILE) -> float:
-    """The document threshold chosen for the shipped classifier."""
-    threshold = float(json.loads(Path(path).read_text(encoding="utf-8"))["threshold"])
-    if not 0 < threshold < 1:
-        raise ValueError(f"{path}: the document threshold must lie in (0, 1), not {threshold}")
-    return threshold
 
 
 def _logit(p: float) -> float:
@@ -52,14 +48,14 @@ def _logit(p: float) -> float:
 
 def on_document_scale(probability: float, threshold: float) -> float:
     """`probability` with 0.5 moved to `threshold` (the module docstring's p')."""
-    if threshold == 0.5:
+    if threshold == OFF:
         return probability
     return 1 / (1 + math.exp(-(_logit(probability) - _logit(threshold))))
 
 
 def rescaled(analysis: Analysis, threshold: float) -> Analysis:
     """`analysis` with its classifier finding on the document scale, saying so."""
-    if threshold == 0.5:
+    if threshold == OFF:
         return analysis
     return dataclasses.replace(
         analysis, findings=tuple(_rescaled(f, threshold) for f in analysis.findings)

@@ -28,7 +28,7 @@ from mithril.gateway.detectors import (
     learned_severity,
     open_channel,
 )
-from mithril.gateway.document_scale import rescaled, shipped_threshold
+from mithril.gateway.document_scale import OFF, rescaled
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 from mithril.runtime.channels import bearer_metadata
 from mithril.services.embedding.runs import line_runs
@@ -374,15 +374,13 @@ class Tiers:
         learned: LearnedBackend | None,
         judge: JudgeBackend | None,
         enabled: frozenset[str] = frozenset({"embedding", "classifier", "judge"}),
-        document_threshold: float | None = None,
+        document_threshold: float = OFF,
     ) -> None:
         """`document_threshold`: where the classifier's probability on retrieved and tool
-        content counts as 0.5 (`document_scale.py`); None takes the shipped one."""
+        content counts as 0.5 (`document_scale.py`; 0.5, off, by default)."""
         self._learned = learned
         self._judge = judge
-        self.document_threshold = (
-            shipped_threshold() if document_threshold is None else document_threshold
-        )
+        self.document_threshold = document_threshold
         names = set()
         if learned is not None:
             names |= {"embedding", "classifier"} & enabled
@@ -399,8 +397,8 @@ class Tiers:
         Retrieved or tool content that is a table has each line of prose among its rows
         read on its own too, as a prompt is (`services/scanner/tables.py`): the stronger
         finding of each kind stands, a line's saying where it was found. On retrieved and
-        tool content the classifier's probability is read on the documents' scale
-        (`document_scale.py`)."""
+        tool content the classifier's probability is read on the documents' scale when the
+        deployment sets one (`document_scale.py`)."""
         if self._learned is None:
             return Analysis(())
         lines = prose_among_rows(text) if origin.is_untrusted_content else []
@@ -469,7 +467,7 @@ def remote_tiers(settings: GatewaySettings) -> Tiers:
     return Tiers(learned, judge, frozenset(enabled), settings.document_classifier_threshold)
 
 
-def local_tiers(document_threshold: float | None = None) -> Tiers:
+def local_tiers(document_threshold: float = OFF) -> Tiers:
     """Every tier in this process: the embedding library, and the judge library when an
     LLM is configured (MITHRIL_JUDGE_BASE_URL). `document_threshold`: as `Tiers` takes it."""
     judge = LocalJudge()

@@ -1,24 +1,28 @@
-"""Choose the classifier's threshold on retrieved content (`gateway/document_scale.py`).
+"""Measure the classifier's threshold on retrieved content (`gateway/document_scale.py`).
 
     .venv/bin/python -m mithril.services.embedding.training.document_threshold [--out DIR]
 
 Run after the classifier and the combiner are final: it reads the cascade's findings as the
-gateway makes them.
+gateway makes them. What it writes is a measurement, not a setting: the gateway reads
+documents on the prompts' scale unless MITHRIL_GATEWAY_DOCUMENT_CLASSIFIER_THRESHOLD says
+otherwise (`document_scale.py` says why).
 
 - Rows: the DEV rows of the document sources (`train.DOCUMENT_SOURCES`: BIPIA's contexts,
   clean and with attacks, the standard library's docstrings, the installed distributions'
-  README chunks), as `mithril bench detection` splits them; and, to show the cost, the
-  `dev` attacks of `benchmark/data/translated_prompts.jsonl` planted in DEV's clean BIPIA
-  contexts as the benchmark plants the held-out ones. HELD_OUT rows are never read. DEV,
-  not only its VALIDATION slice: that slice holds 129 README chunks, too few to say 1 %.
+  README chunks), as `mithril bench detection` splits them; the `dev` attacks of
+  `benchmark/data/translated_prompts.jsonl` planted in DEV's clean BIPIA contexts as the
+  benchmark plants the held-out ones; and the VALIDATION prompt attacks planted in
+  VALIDATION's clean BIPIA contexts (`train.planted_samples`). HELD_OUT rows are never
+  read. DEV, not only its VALIDATION slice: that slice holds 129 README chunks, too few to
+  say 1 %.
 - Each row is scanned once by the full cascade as retrieved content, the classifier on the
-  prompts' scale (threshold 0.5); each candidate threshold then rescales the classifier's
-  finding and scores the findings again, as the gateway would (`decision.score_findings`).
-- The threshold is the lowest of CANDIDATES at which the cascade flags at most MAX_FPR of
-  every benign document source's DEV rows.
+  prompts' scale; each candidate threshold then rescales the classifier's finding and
+  scores the findings again, as the gateway would (`decision.score_findings`).
+- The threshold suggested is the lowest of CANDIDATES at which the cascade flags at most
+  MAX_FPR of every benign document source's DEV rows.
 
-Writes `data/document_threshold.json`: the threshold and, at 0.5 and at it, what each
-source's rows come to. About ten minutes.
+Writes `data/document_threshold_report.json`: the suggestion and, at every candidate up to
+it, what each source's rows come to. About ten minutes.
 """
 
 from __future__ import annotations
@@ -36,7 +40,12 @@ from mithril.gateway.decision import score_findings
 from mithril.gateway.detectors import Analysis
 from mithril.gateway.document_scale import rescaled
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
-from mithril.services.embedding.training.train import DOCUMENT_SOURCES
+from mithril.services.embedding.training.train import (
+    DOCUMENT_SOURCES,
+    PLANTED,
+    VALIDATION,
+    samples,
+)
 
 MAX_FPR = 0.01
 CANDIDATES = tuple(round(0.5 + step / 100, 2) for step in range(0, 41))
@@ -44,6 +53,7 @@ CANDIDATES = tuple(round(0.5 + step / 100, 2) for step in range(0, 41))
 POLICY_THRESHOLD = 0.5
 """The default policy's threshold, at which the rows are flagged."""
 TRANSLATED = "translated-in-documents"
+REPORT = "document_threshold_report.json"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -95,8 +105,9 @@ def choose(rows: Sequence[Scanned], candidates: Sequence[float] = CANDIDATES) ->
 
 
 def dev_rows(datasets: Path) -> list[tuple[str, int, str]]:
-    """(source, label, text) of the DEV document rows, and of the DEV translated attacks
-    planted in DEV's clean BIPIA contexts."""
+    """(source, label, text) of the DEV document rows, of the DEV translated attacks
+    planted in DEV's clean BIPIA contexts, and of the VALIDATION prompt attacks planted in
+    VALIDATION's (`train.planted_samples`)."""
     sources = load_sources(datasets, documentation=True)
     rows = [
         (source, row.label, row.text)
@@ -109,6 +120,11 @@ def dev_rows(datasets: Path) -> list[tuple[str, int, str]]:
         for attack in translated.load():
             if attack.part == "dev" and attack.label:
                 rows.append((TRANSLATED, 1, translated.planted_in(contexts, attack)))
+    rows += [
+        (PLANTED, 1, sample.text)
+        for sample in samples(datasets, planted=True)
+        if sample.source == PLANTED and sample.part == VALIDATION
+    ]
     return rows
 
 
@@ -142,8 +158,7 @@ def summary(rows: Sequence[Scanned], threshold: float) -> dict[str, object]:
         + ", ".join(DOCUMENT_SOURCES)
         + f": the lowest of 0.50-0.90 holding each benign source at {MAX_FPR:.0%} or less",
         "written_by": "services/embedding/training/document_threshold.py",
-        "at_0.5": table(0.5),
-        "at_threshold": table(threshold),
+        "by_threshold": {f"{at:.2f}": table(at) for at in CANDIDATES if at <= threshold},
     }
 
 
@@ -151,9 +166,9 @@ def main() -> None:
     args = parse_training_args(training_parser(__doc__))
     rows = scan(dev_rows(args.datasets))
     threshold = choose(rows)
-    path = Path(args.out) / "document_threshold.json"
+    path = Path(args.out) / REPORT
     path.write_text(json.dumps(summary(rows, threshold), indent=2) + "\n", encoding="utf-8")
-    print(f"document threshold {threshold} -> {path}")
+    print(f"document threshold suggested: {threshold} -> {path}")
 
 
 if __name__ == "__main__":

@@ -8,10 +8,11 @@ import json
 import pytest
 
 from mithril.domain import Finding, Severity
-from mithril.gateway.document_scale import DOCUMENT_THRESHOLD_FILE
+from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.training.document_threshold import (
     CANDIDATES,
     MAX_FPR,
+    REPORT,
     Scanned,
     choose,
     counts_at,
@@ -64,9 +65,13 @@ def test_no_candidate_is_an_error() -> None:
         choose(benign("readmes", 10, 0.99), candidates=(0.5, 0.6))
 
 
-def test_the_shipped_threshold_is_a_candidate_and_holds_what_it_says() -> None:
-    shipped = json.loads(DOCUMENT_THRESHOLD_FILE.read_text())
-    assert shipped["threshold"] in CANDIDATES
-    for counts in shipped["at_threshold"].values():
-        if counts["benign"]:
-            assert counts["flagged"] <= MAX_FPR * counts["benign"]
+def test_the_shipped_report_suggests_a_candidate_that_holds_what_it_says() -> None:
+    report = json.loads((DATA_DIR / REPORT).read_text())
+    suggested = report["threshold"]
+    assert suggested in CANDIDATES
+    by_threshold = report["by_threshold"]
+    assert list(by_threshold) == [f"{t:.2f}" for t in CANDIDATES if t <= suggested]
+    for at, table in by_threshold.items():
+        fprs = [c["flagged"] / c["benign"] for c in table.values() if c["benign"]]
+        # The suggestion is the first candidate holding every benign source at MAX_FPR.
+        assert all(fpr <= MAX_FPR for fpr in fprs) == (float(at) == suggested)

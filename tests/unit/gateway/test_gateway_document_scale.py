@@ -1,22 +1,23 @@
 """The classifier's probability on retrieved and tool content is read on the documents'
-scale: 0.5 sits at the document threshold, and nothing else moves.
+scale when a deployment sets one: 0.5 sits at the document threshold, and nothing else
+moves.
 
 The learned backend here is an in-memory stand-in with fixed findings: this tests how the
 gateway reads them, not the classifier (`gateway/document_scale.py`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
-from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from mithril.domain import Finding, Origin, Severity
 from mithril.gateway.cascade import escalate
+from mithril.gateway.config import GatewaySettings
 from mithril.gateway.decision import Mode, Policy, decide
 from mithril.gateway.detectors import Analysis
-from mithril.gateway.document_scale import on_document_scale, shipped_threshold
+from mithril.gateway.document_scale import on_document_scale
 from mithril.gateway.tiers import Tiers
 
 WHICH = ("embedding", "classifier")
@@ -83,17 +84,19 @@ async def test_the_same_probability_flags_a_prompt_and_passes_a_document() -> No
         assert decide(analysis.findings, policy).flagged is flagged
 
 
-def test_the_shipped_threshold_is_read_from_its_file_and_checked(tmp_path: Path) -> None:
-    assert 0.5 <= shipped_threshold() < 1
-    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
-    good.write_text(json.dumps({"threshold": 0.61}))
-    bad.write_text(json.dumps({"threshold": 1.5}))
-    assert shipped_threshold(good) == 0.61
-    with pytest.raises(ValueError, match="must lie in"):
-        shipped_threshold(bad)
+async def test_documents_are_on_the_prompts_scale_unless_a_deployment_says_otherwise() -> None:
+    backend = FixedBackend(learned("embedding.classifier", 0.55))
+    assert Tiers(backend, None).document_threshold == 0.5
+    (finding,) = (await Tiers(backend, None).learned("doc", Origin.RETRIEVAL, WHICH)).findings
+    assert (finding.confidence, finding.message) == (0.55, "the reading")
+    assert GatewaySettings().document_classifier_threshold == 0.5
 
 
-def test_tiers_take_the_shipped_threshold_unless_told_otherwise() -> None:
-    backend = FixedBackend()
-    assert Tiers(backend, None).document_threshold == shipped_threshold()
-    assert Tiers(backend, None, document_threshold=0.7).document_threshold == 0.7
+def test_the_setting_is_read_from_the_environment_and_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MITHRIL_GATEWAY_DOCUMENT_CLASSIFIER_THRESHOLD", "0.56")
+    assert GatewaySettings().document_classifier_threshold == 0.56
+    monkeypatch.setenv("MITHRIL_GATEWAY_DOCUMENT_CLASSIFIER_THRESHOLD", "1.5")
+    with pytest.raises(ValidationError):
+        GatewaySettings()
