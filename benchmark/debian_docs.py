@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from mithril.benchmark.package_docs import MAX_CHUNKS, MIN_CHARS, Chunk, chunks, kind_of
+from mithril.benchmark.package_docs import Chunk, kept_chunks
 
 SOURCE = "benign/debian-docs"
 DOC_ROOT = Path("/usr/share/doc")
@@ -58,16 +58,11 @@ def documents(root: Path | None = None) -> Iterator[Chunk]:
     root = root or DOC_ROOT
     if not root.is_dir():
         return
-    seen: set[str] = set()
-    for package in sorted(p for p in root.iterdir() if p.is_dir()):
-        kept = 0
-        for path in readme_files(package):
-            text = read_text(path)
-            for piece in chunks(text) if text else []:
-                if kept == MAX_CHUNKS:
-                    break
-                if len(piece) < MIN_CHARS or piece in seen:
-                    continue
-                seen.add(piece)
-                kept += 1
-                yield Chunk(package.name, kind_of(piece), piece)
+    packages = sorted(p for p in root.iterdir() if p.is_dir())
+    yield from kept_chunks((package.name, _texts(package)) for package in packages)
+
+
+def _texts(package: Path) -> Iterator[str]:
+    for path in readme_files(package):
+        if text := read_text(path):
+            yield text

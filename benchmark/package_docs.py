@@ -117,10 +117,17 @@ def documents(paths: Iterable[Path] | None = None) -> Iterator[Chunk]:
         name = normalised(_metadata(distribution).get("Name") or "")
         if name and name not in SKIPPED:
             by_name.setdefault(name, distribution)
+    readmes = ((name, [long_description(_metadata(by_name[name]))]) for name in sorted(by_name))
+    yield from kept_chunks(readmes)
+
+
+def kept_chunks(documents: Iterable[tuple[str, Iterable[str]]]) -> Iterator[Chunk]:
+    """The chunks kept of each (name, its texts), in order: at most MAX_CHUNKS a name, none
+    shorter than MIN_CHARS, a text seen before (under any name) skipped."""
     seen: set[str] = set()
-    for name in sorted(by_name):
+    for name, texts in documents:
         kept = 0
-        for piece in chunks(long_description(_metadata(by_name[name]))):
+        for piece in (piece for text in texts for piece in chunks(text)):
             if kept == MAX_CHUNKS:
                 break
             if len(piece) < MIN_CHARS or piece in seen:
@@ -131,5 +138,6 @@ def documents(paths: Iterable[Path] | None = None) -> Iterator[Chunk]:
 
 
 def kind_of(piece: str) -> str:
-    """ "code" when the piece holds a code block or a shell session, else "prose"."""
+    """What the piece is: "code" when it holds a code block or a shell session, else
+    "prose"."""
     return "code" if _CODE.search(piece) else "prose"
