@@ -34,14 +34,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from mithril.benchmark import translated
-from mithril.benchmark.detection import BIPIA, DEV, load_sources
+from mithril.benchmark.detection import BIPIA
 from mithril.domain import Finding, Origin
 from mithril.gateway.decision import score_findings
 from mithril.gateway.detectors import Analysis
-from mithril.gateway.document_scale import rescaled
+from mithril.gateway.document_scale import OFF, rescaled
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
     DOCUMENT_SOURCES,
+    HELD_OUT,
     PLANTED,
     VALIDATION,
     samples,
@@ -108,23 +109,19 @@ def dev_rows(datasets: Path) -> list[tuple[str, int, str]]:
     """(source, label, text) of the DEV document rows, of the DEV translated attacks
     planted in DEV's clean BIPIA contexts, and of the VALIDATION prompt attacks planted in
     VALIDATION's (`train.planted_samples`)."""
-    sources = load_sources(datasets, documentation=True)
+    dev = [s for s in samples(datasets, planted=True) if s.part != HELD_OUT]
     rows = [
-        (source, row.label, row.text)
+        (source, sample.label, sample.text)
         for source in DOCUMENT_SOURCES
-        for row in sources.get(source, [])
-        if row.split == DEV
+        for sample in dev
+        if sample.source == source
     ]
-    contexts = [r.text for r in sources.get(BIPIA, []) if r.split == DEV and not r.label]
+    contexts = [s.text for s in dev if s.source == BIPIA and not s.label]
     if contexts:
         for attack in translated.load():
             if attack.part == "dev" and attack.label:
                 rows.append((TRANSLATED, 1, translated.planted_in(contexts, attack)))
-    rows += [
-        (PLANTED, 1, sample.text)
-        for sample in samples(datasets, planted=True)
-        if sample.source == PLANTED and sample.part == VALIDATION
-    ]
+    rows += [(PLANTED, 1, s.text) for s in dev if s.source == PLANTED and s.part == VALIDATION]
     return rows
 
 
@@ -133,7 +130,7 @@ def scan(rows: Sequence[tuple[str, int, str]]) -> list[Scanned]:
     from mithril.cli.pipeline import LocalPipeline
     from mithril.gateway.config import GatewaySettings
 
-    pipeline = LocalPipeline(GatewaySettings(document_classifier_threshold=0.5))
+    pipeline = LocalPipeline(GatewaySettings(document_classifier_threshold=OFF))
     loop = asyncio.new_event_loop()
     try:
         return [
@@ -156,7 +153,8 @@ def summary(rows: Sequence[Scanned], threshold: float) -> dict[str, object]:
         "threshold": threshold,
         "chosen_on": "DEV rows of "
         + ", ".join(DOCUMENT_SOURCES)
-        + f": the lowest of 0.50-0.90 holding each benign source at {MAX_FPR:.0%} or less",
+        + f": the lowest of {CANDIDATES[0]:.2f}-{CANDIDATES[-1]:.2f} holding each benign"
+        f" source at {MAX_FPR:.0%} or less",
         "written_by": "services/embedding/training/document_threshold.py",
         "by_threshold": {f"{at:.2f}": table(at) for at in CANDIDATES if at <= threshold},
     }

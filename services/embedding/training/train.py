@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from mithril.benchmark import package_docs, python_docs
+from mithril.benchmark import debian_docs, package_docs, python_docs
 from mithril.benchmark.detection import (
     BIPIA,
     GPTFUZZ_PLACEHOLDER,
@@ -205,8 +205,11 @@ def samples(
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
     # of which they flagged one in seven held-out as attacks).
     for source, rows in load_sources(datasets, documentation=True).items():
-        if (source == PRESIDIO and not personal_data) or (
-            source == package_docs.SOURCE and not readmes
+        if (
+            (source == PRESIDIO and not personal_data)
+            or (source == package_docs.SOURCE and not readmes)
+            # Debian's READMEs are the benchmark's alone: no training script reads them.
+            or source == debian_docs.SOURCE
         ):
             continue
         context = context_view = ""
