@@ -53,12 +53,12 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mithril.benchmark import debian_docs, package_docs, python_docs
+from mithril.benchmark import debian_docs, package_docs, python_docs, toolchain_docs
 from mithril.benchmark.near_duplicates import CLOSE, NEAR, DevIndex
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.translated import load as load_translated
@@ -520,9 +520,14 @@ def _python_docs() -> list[Row]:
 
 
 def _package_docs() -> list[Row]:
+    return _chunk_rows(package_docs.documents(), "package-docs")
+
+
+def _chunk_rows(chunks: Iterable[package_docs.Chunk], prefix: str) -> list[Row]:
+    """Benign retrieved rows, each document a group held out by its hash."""
     rows = []
-    for chunk in package_docs.documents():
-        group = f"package-docs:{chunk.distribution}"
+    for chunk in chunks:
+        group = f"{prefix}:{chunk.distribution}"
         split = HELD_OUT if held_out(group) else DEV
         rows.append(Row(chunk.text, 0, split, chunk.kind, Origin.RETRIEVAL, group=group))
     return rows
@@ -546,7 +551,9 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
     `documentation` the standard library's docstrings (`python_docs.SOURCE`), the
     installed distributions' READMEs (`package_docs.SOURCE`) and, where the machine has
-    them, the Debian packages' READMEs (`debian_docs.SOURCE`, all held out)."""
+    them, the Debian packages' READMEs (`debian_docs.SOURCE`, all held out), npm's manual
+    and READMEs (`toolchain_docs.NPM_SOURCE`) and the Rust toolchain's books
+    (`toolchain_docs.RUST_SOURCE`)."""
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
@@ -579,6 +586,12 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
         sources[package_docs.SOURCE] = _package_docs()
         if debian := _debian_docs():
             sources[debian_docs.SOURCE] = debian
+        for name, chunks in (
+            (toolchain_docs.NPM_SOURCE, toolchain_docs.npm_documents()),
+            (toolchain_docs.RUST_SOURCE, toolchain_docs.rust_documents()),
+        ):
+            if rows := _chunk_rows(chunks, name.removeprefix("benign/")):
+                sources[name] = rows
     return sources
 
 

@@ -121,14 +121,16 @@ def documents(paths: Iterable[Path] | None = None) -> Iterator[Chunk]:
     yield from kept_chunks(readmes)
 
 
-def kept_chunks(documents: Iterable[tuple[str, Iterable[str]]]) -> Iterator[Chunk]:
-    """The chunks kept of each (name, its texts), in order: at most MAX_CHUNKS a name, none
+def kept_chunks(
+    documents: Iterable[tuple[str, Iterable[str]]], limit: int = MAX_CHUNKS
+) -> Iterator[Chunk]:
+    """The chunks kept of each (name, its texts), in order: at most `limit` a name, none
     shorter than MIN_CHARS, a text seen before (under any name) skipped."""
     seen: set[str] = set()
     for name, texts in documents:
         kept = 0
         for piece in (piece for text in texts for piece in chunks(text)):
-            if kept == MAX_CHUNKS:
+            if kept == limit:
                 break
             if len(piece) < MIN_CHARS or piece in seen:
                 continue

@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from mithril.benchmark import debian_docs, package_docs, python_docs
+from mithril.benchmark import debian_docs, package_docs, python_docs, toolchain_docs
 from mithril.benchmark.detection import (
     BIPIA,
     GPTFUZZ_PLACEHOLDER,
@@ -86,7 +86,11 @@ NGRAM_C = 4.0
 NGRAM_VERSION = "char3-5-lr-2026.4"
 FIT, VALIDATION = "fit", "validation"
 DOCUMENT_SOURCES = (BIPIA, python_docs.SOURCE, package_docs.SOURCE)
-"""The sources of clean retrieved documents (benign, read as RETRIEVAL)."""
+"""The sources of clean retrieved documents (benign, read as RETRIEVAL) the heads after the
+classifier (planted lines, line threshold, multilingual, document scale) are chosen on."""
+TOOLCHAIN_SOURCES = (toolchain_docs.NPM_SOURCE, toolchain_docs.RUST_SOURCE)
+"""npm's and the Rust toolchain's documentation: benign retrieved content the classifier
+and the combiner are fitted and chosen on; the heads fitted before them do not read it."""
 
 SOURCES_META = [
     {
@@ -192,12 +196,17 @@ def planted_samples(rows: list[Sample]) -> list[Sample]:
 
 
 def samples(
-    datasets: Path, personal_data: bool = True, planted: bool = False, readmes: bool = True
+    datasets: Path,
+    personal_data: bool = True,
+    planted: bool = False,
+    readmes: bool = True,
+    toolchain: bool = True,
 ) -> list[Sample]:
     """Every row of `load_sources`, cut into FIT / VALIDATION / HELD_OUT; presidio's
     sentences with personal data unless `personal_data` is False (the multilingual head
     was fitted before they joined); the installed distributions' README chunks unless
-    `readmes` is False (the attack encoder was fitted before they joined); with `planted`,
+    `readmes` is False (the attack encoder was fitted before they joined); npm's and the
+    Rust toolchain's documentation unless `toolchain` is False (the same); with `planted`,
     also `planted_samples` (VALIDATION only: `validation.py` measures the cascade on them;
     the shipped parts and combiner were chosen without them)."""
     out: list[Sample] = []
@@ -208,6 +217,7 @@ def samples(
         if (
             (source == PRESIDIO and not personal_data)
             or (source == package_docs.SOURCE and not readmes)
+            or (source in TOOLCHAIN_SOURCES and not toolchain)
             # Debian's READMEs are the benchmark's alone: no training script reads them.
             or source == debian_docs.SOURCE
         ):

@@ -12,7 +12,8 @@ Flagged: in a text with at least `min_rows` (default 3) markdown table rows, a l
 - has at least `min_words` (default 3) words and reads as a request: it ends with `?`, or its
   first word is one of `REQUEST_VERBS` (or "please"/"kindly" and then one of them), or it opens
   with "in your" ("In your answer, mention ...");
-- does not speak of the table itself ("Use the table below to pick a plan.": a caption);
+- does not speak of the table itself ("Use the table below to pick a plan.": a caption), and
+  is not a compiler's "help:" line under the `|` gutter of the source lines it quotes;
 - sits right between two rows, or, above or below the table (where titles and captions go),
   ends like a sentence (`.`, `?`, `!`). A blank line ends a markdown table: past one, only the
   first or last line of the whole text counts, the text being otherwise the table.
@@ -114,6 +115,8 @@ def _is_request(line: str, min_words: int) -> bool:
     if match is None:
         return False
     first, second = match.group(1).lower(), (match.group(2) or "").lower()
+    if first == "help" and line[match.end(1) : match.end(1) + 1] == ":":
+        return False  # a compiler's diagnostic under its source lines ("help: consider ...")
     if first in _POLITE:
         first = second
     elif first == "in" and second in _TO_THE_READER:  # "In your answer, mention ..."

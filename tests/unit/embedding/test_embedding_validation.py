@@ -9,10 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mithril.benchmark import package_docs
+from mithril.benchmark import package_docs, toolchain_docs
 from mithril.benchmark.detection import HELD_OUT, PRESIDIO
 from mithril.domain import Origin
-from mithril.services.embedding.training.train import FIT, VALIDATION, Sample, samples
+from mithril.services.embedding.training.train import (
+    FIT,
+    TOOLCHAIN_SOURCES,
+    VALIDATION,
+    Sample,
+    samples,
+)
 from mithril.services.embedding.training.validation import (
     corpus_without,
     misses,
@@ -189,3 +195,20 @@ def test_readme_chunks_are_read_split_by_distribution_unless_left_out(tmp_path: 
         HELD_OUT,
     }
     assert not [row for row in samples(tmp_path, readmes=False) if row.source == rows[0].source]
+
+
+def test_toolchain_documentation_is_read_unless_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    npm = tmp_path / "npm"
+    (npm / "docs/content").mkdir(parents=True)
+    for number in range(40):
+        (npm / f"docs/content/page{number}.md").write_text(
+            f"# Page {number}\n\n" + "Install the package, then run the command to build it. " * 8
+        )
+    monkeypatch.setattr(toolchain_docs, "NPM_ROOT", npm)
+    rows = [row for row in samples(tmp_path) if row.source == toolchain_docs.NPM_SOURCE]
+    assert len(rows) == 40 and {row.label for row in rows} == {0}
+    assert {row.part for row in rows} == {FIT, VALIDATION, HELD_OUT}
+    left_out = samples(tmp_path, toolchain=False)
+    assert not {row.source for row in left_out} & set(TOOLCHAIN_SOURCES)

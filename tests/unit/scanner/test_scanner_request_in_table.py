@@ -103,6 +103,11 @@ BENIGN = [
     "| Alan | Broke codes |",
     # a README's next heading after its table, a question in form only
     table() + "\n\n## What is it?",
+    # a compiler's diagnostic: the source lines it quotes under a `|` gutter, then its help
+    "error[E0369]: binary operation `>` cannot be applied to type `&T`\n"
+    " --> src/main.rs:5:17\n  |\n5 |         if item > largest {\n  |            ---- ^ -------\n"
+    "  |\nhelp: consider restricting type parameter `T` with trait `PartialOrd`\n  |\n"
+    "1 | fn largest<T: PartialOrd>(list: &[T]) -> &T {\n  |             ++++++++++++",
 ]
 
 
