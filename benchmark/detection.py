@@ -361,6 +361,8 @@ class DetectionReport:
     """Held-out prompts translated into other languages (`translated.py`), per language."""
     translated_in_documents: list[VariantResult] = field(default_factory=list)
     """The same attacks planted in held-out BIPIA documents (`translated.py`), per language."""
+    translated_in_documentation: list[VariantResult] = field(default_factory=list)
+    """The same attacks planted in held-out documentation chunks (`DOCUMENTATION`)."""
     novelty: list[NoveltyLine] = field(default_factory=list)
     """Per source, held-out rows near a DEV row and the rest (`near_duplicates`)."""
     translated_novel: list[VariantResult] = field(default_factory=list)
@@ -382,6 +384,9 @@ class DetectionReport:
             "obfuscated_held_out": [v.to_dict() for v in self.variants],
             "translated_held_out": [v.to_dict() for v in self.translated],
             "translated_in_documents_held_out": [v.to_dict() for v in self.translated_in_documents],
+            "translated_in_documentation_held_out": [
+                v.to_dict() for v in self.translated_in_documentation
+            ],
             "novelty_held_out": [line.to_dict() for line in self.novelty],
             "translated_novel_held_out": [v.to_dict() for v in self.translated_novel],
         }
@@ -523,6 +528,16 @@ def _package_docs() -> list[Row]:
     return _chunk_rows(package_docs.documents(), "package-docs")
 
 
+DOCUMENTATION = (
+    python_docs.SOURCE,
+    package_docs.SOURCE,
+    debian_docs.SOURCE,
+    toolchain_docs.NPM_SOURCE,
+    toolchain_docs.RUST_SOURCE,
+)
+"""The sources of clean documentation (benign retrieved content)."""
+
+
 def _chunk_rows(chunks: Iterable[package_docs.Chunk], prefix: str) -> list[Row]:
     """Benign retrieved rows, each document a group held out by its hash."""
     rows = []
@@ -625,6 +640,7 @@ def run_detection(
     caught: list[str] = []  # held-out prompts as the cascade decided them, for the variants
     passed: list[str] = []
     documents: list[str] = []  # clean held-out BIPIA contexts, to plant translated prompts in
+    pages: list[str] = []  # held-out documentation chunks, the same
     novelty: list[NoveltyLine] = []
     sources = load_sources(Path(datasets_dir), documentation)
     dev_index = DevIndex(
@@ -657,6 +673,8 @@ def run_detection(
                 novel.add(row.label, flagged, next(held_out_similarity))
             if row.split == HELD_OUT and source == BIPIA and not row.label:
                 documents.append(row.text)
+            if row.split == HELD_OUT and source in DOCUMENTATION:
+                pages.append(row.text)
             if tiers is not None and row.split == HELD_OUT:
                 verdicts = tuple(tiers(row.text, row.origin, findings))
                 names = tuple(name for name, _ in verdicts)
@@ -762,17 +780,24 @@ def run_detection(
         " content."
     )
     in_documents = run_in_documents(decide, documents, rows=translations)
+    if pages:
+        notes.append(
+            "translated attacks in documentation: the same attacks, each planted the same way"
+            " in a held-out chunk of the documentation sources (" + ", ".join(DOCUMENTATION) + ")."
+        )
+    in_documentation = run_in_documents(decide, pages, rows=translations)
     return DetectionReport(
         results,
         threshold,
         time.perf_counter() - started,
         notes,
         tables,
-        variants,
-        translated,
-        in_documents,
-        novelty,
-        translated_novel,
+        variants=variants,
+        translated=translated,
+        translated_in_documents=in_documents,
+        translated_in_documentation=in_documentation,
+        novelty=novelty,
+        translated_novel=translated_novel,
     )
 
 
@@ -846,6 +871,18 @@ def format_markdown(report: DetectionReport) -> str:
             " language), scanned as retrieved content. No FPR: a benign prompt inside a"
             " retrieved document is itself an injected instruction; the clean contexts' FPR is"
             " the indirect/bipia row's."
+        ),
+    )
+    lines += _rates_section(
+        "Translated attacks in documentation (held-out)",
+        "language",
+        report.translated_in_documentation,
+        lambda first: (
+            f"The same {first.attacks} attacks, each on its own line in a held-out chunk of"
+            " documentation (docstrings, READMEs, npm's manual, the Rust books), the same chunk"
+            " and place for every language, scanned as retrieved content: an instruction"
+            " planted in the documentation a coding assistant retrieves. The chunks' own FPR"
+            " is their sources' rows."
         ),
     )
     lines += _by_category(

@@ -119,8 +119,9 @@ def run_in_documents(
     part: str = "held_out",
     rows: Sequence[TranslatedRow] | None = None,
 ) -> list[VariantResult]:
-    """The same attacks, each planted in an English document (a clean BIPIA context) and
-    scanned as retrieved content: an instruction in another language inside English text.
+    """The same attacks, each planted in an English document (a clean BIPIA context, or a
+    chunk of documentation) and scanned as retrieved content: an instruction in another
+    language inside English text.
     A row and its translations go into the same document at the same place (start, middle
     or end, as BIPIA's attacks are), so the languages differ in nothing else.
 

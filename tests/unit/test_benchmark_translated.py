@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -143,3 +144,34 @@ def test_the_report_has_a_section_for_prompts_in_documents() -> None:
     assert "| de | 85.0% | - |" in section
     (entry,) = report.to_dict()["translated_in_documents_held_out"]
     assert (entry["transform"], entry["caught"], entry["benign"]) == ("de", 51, 0)
+
+
+def test_the_attacks_are_also_planted_in_held_out_documentation(tmp_path: Path) -> None:
+    from mithril.benchmark.detection import (
+        DOCUMENTATION,
+        HELD_OUT,
+        format_markdown,
+        load_sources,
+        run_detection,
+    )
+
+    attacks = [r for r in load() if r.part == "held_out" and r.label]
+    planted: list[str] = []
+
+    def decide(text: str, origin: Origin) -> tuple[bool, float, list[Finding]]:
+        if origin == Origin.RETRIEVAL and any(r.text in text for r in attacks):
+            planted.append(text)
+            return True, 1.0, []
+        return False, 0.0, []
+
+    report = run_detection(tmp_path, decide, documentation=True)
+    assert [r.transform for r in report.translated_in_documentation] == list(LANGUAGES)
+    assert all(r.attacks == r.caught == 60 for r in report.translated_in_documentation)
+    sources = load_sources(tmp_path, documentation=True)
+    held = (r.text for s in DOCUMENTATION for r in sources.get(s, []) if r.split == HELD_OUT)
+    pages = {" ".join(text.split()) for text in held}
+    assert len(planted) == 60 * len(LANGUAGES)
+    for text in planted:  # each is a held-out page with one attack added on a line of its own
+        attack = next(r.text for r in attacks if r.text in text)
+        assert " ".join(text.replace(attack, "", 1).split()) in pages
+    assert "## Translated attacks in documentation (held-out)" in format_markdown(report)
