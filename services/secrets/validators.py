@@ -24,7 +24,7 @@ _PLACEHOLDER_WORDS = (
     "redacted", "replace_me", "replaceme", "insert", "todo", "fixme", "lorem", "<", ">", "${",
     "{{", "}}", "$(", "%(", "%s", "os.environ", "os.getenv", "process.env", "getenv(", "env(",
     "env.", "secrets.", "vault(", "[password", "[token", "[secret", "your ", "my api",
-    "api key",
+    "api key", "deadbeef", "blahblah",
 )  # fmt: skip
 _PLACEHOLDER_VALUES = frozenset(
     {

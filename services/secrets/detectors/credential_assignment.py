@@ -59,6 +59,11 @@ _NUMBER = re.compile(r"[-+]?\d{1,7}(?:[.,]\d+)?")
 _VERSION = re.compile(r"=?[vV]?\d{1,6}(?:\.\d{1,6}){1,3}(?:[.+-]?[A-Za-z0-9]{1,12})?")
 _SNAKE_OR_CAMEL = re.compile(r"[a-z]+(?:[_A-Z][a-zA-Z]*)+|[A-Z]+(?:_[A-Z]+)+")
 _SECRETISH = re.compile(r"(?i)pass|secret|token|key|cred|auth")
+_SELF_NAMED = re.compile(r"[a-z]+(?:[-_][a-z]+)*")
+_SECRET_NOUN = re.compile(r"token|password|passwd|secret|apikey|credential")
+"""Lower-case words, run together or joined by - or _, with a secret's own noun in them
+("myregistrytoken", "my-auth-token-here"): a value that names what belongs there. Not
+"key" or "pass" alone, which common passwords hold ("monkey", "compass")."""
 
 
 def _split_key(context: str) -> tuple[str, str]:
@@ -104,6 +109,8 @@ def _validate(text: str, start: int, end: int, context: str, value: str) -> floa
         return None
     if stripped.isdigit() and len(stripped) < 8:
         return None
+    if _SELF_NAMED.fullmatch(stripped) and _SECRET_NOUN.search(stripped):
+        return None  # documentation's stand-in: token: 'myregistrytoken'
     if not quoted:
         if stripped.startswith("!") or _NUMBER.fullmatch(stripped):
             return None  # a YAML tag or a plain number such as 1.35953

@@ -91,6 +91,10 @@ def test_redaction_replaces_exactly_the_secret(sample: Sample) -> None:
         # Versions pinned: a distribution whose name holds "token" is no credential.
         "measured with `tokenizers==0.13.2`, `transformers==4.24.0` and `tiktoken==0.2.0`",
         "pip install auth-token==2.1.0rc1 secret_sauce=1.4",
+        # A manual's stand-ins: a value that names itself, hex-speak, a filler.
+        "await team.create('@npm:cli', {token: 'myregistrytoken'})",
+        "publish(manifest, tarData, {token: 'my-auth-token-here'})",
+        "token: 'deadbeefcafebad', '//registry.foo.com:token': 'blahblahblah'",
     ],
 )
 def test_false_positives(text: str) -> None:
@@ -219,6 +223,9 @@ def test_linear_time_on_adversarial_input() -> None:
         "https://api.example.com/v1/items?token=RX5P9LE2XLq8",
         "https://collector.example/badge.svg?token=Zx9mQ2vL8kP4QQ",  # not a badge service
         'api_key="sk-live-9f8e7d6c5b4a"',
+        # A common password holding "key" or "pass" is still one.
+        'password = "monkey"',
+        'db_password: "compassion"',
     ],
 )
 def test_a_token_outside_a_badge_service_and_a_whole_key_are_still_found(text: str) -> None:
