@@ -170,6 +170,9 @@ def _attack_span(context: str, text: str) -> tuple[int, int]:
 PLANTED = "indirect/planted-prompts"
 """VALIDATION prompt attacks planted in VALIDATION clean BIPIA contexts (`planted_samples`)."""
 PLANTED_FROM = ("injection/s-labs", "injection/neuralchemy", "jailbreak/jbb-artifacts")
+PLANTED_IN_DOCUMENTATION = "indirect/planted-in-documentation"
+"""The same attacks, in the same order, planted in VALIDATION documentation chunks."""
+DOCUMENTATION_SOURCES = (python_docs.SOURCE, package_docs.SOURCE, *TOOLCHAIN_SOURCES)
 
 
 def planted_samples(rows: list[Sample]) -> list[Sample]:
@@ -179,19 +182,31 @@ def planted_samples(rows: list[Sample]) -> list[Sample]:
     BIPIA's VALIDATION contexts carry attack strings that its FIT contexts carry too: the
     parts were fitted on them, so those rows cannot show how a new attack reads in a
     document. These can: neither the context nor the attack was fitted on. Attacks are
-    taken in sha256 order of their text, one per context, from PLANTED_FROM."""
+    taken in sha256 order of their text, one per context, from PLANTED_FROM. The same
+    attacks, in the same order, are also planted in the VALIDATION chunks of documentation
+    (docstrings, READMEs, npm's manual, the Rust books; source PLANTED_IN_DOCUMENTATION): an
+    instruction in the documentation a coding assistant retrieves."""
     contexts = [r for r in rows if r.source == BIPIA and r.label == 0 and r.part == VALIDATION]
     attacks = sorted(
         (r for r in rows if r.source in PLANTED_FROM and r.label == 1 and r.part == VALIDATION),
         key=lambda r: hashlib.sha256(r.text.encode("utf-8")).hexdigest(),
     )
+    pages = [
+        r
+        for r in rows
+        if r.source in DOCUMENTATION_SOURCES and r.label == 0 and r.part == VALIDATION
+    ]
+    return _planted(PLANTED, contexts, attacks) + _planted(PLANTED_IN_DOCUMENTATION, pages, attacks)
+
+
+def _planted(source: str, contexts: list[Sample], attacks: list[Sample]) -> list[Sample]:
     out = []
     for number, (context, attack) in enumerate(zip(contexts, attacks, strict=False)):
         text = insert_into(context.text, attack.text, f"planted:{number}")
         view = as_read(text)
         span = _attack_span(context.view, view)
         category = f"{context.category.split(':')[0]}:{attack.source}"
-        out.append(Sample(PLANTED, text, 1, VALIDATION, category, Origin.RETRIEVAL, span, view))
+        out.append(Sample(source, text, 1, VALIDATION, category, Origin.RETRIEVAL, span, view))
     return out
 
 
