@@ -56,6 +56,7 @@ import numpy as np
 from mithril.benchmark import debian_docs, package_docs, python_docs, toolchain_docs
 from mithril.benchmark.detection import (
     BIPIA,
+    DOCUMENTATION,
     GPTFUZZ_PLACEHOLDER,
     HELD_OUT,
     PRESIDIO,
@@ -172,7 +173,9 @@ PLANTED = "indirect/planted-prompts"
 PLANTED_FROM = ("injection/s-labs", "injection/neuralchemy", "jailbreak/jbb-artifacts")
 PLANTED_IN_DOCUMENTATION = "indirect/planted-in-documentation"
 """The same attacks, in the same order, planted in VALIDATION documentation chunks."""
-DOCUMENTATION_SOURCES = (python_docs.SOURCE, package_docs.SOURCE, *TOOLCHAIN_SOURCES)
+DOCUMENTATION_SOURCES = tuple(s for s in DOCUMENTATION if s != debian_docs.SOURCE)
+"""The benchmark's documentation sources less Debian's READMEs, which no training script
+reads."""
 
 
 def planted_samples(rows: list[Sample]) -> list[Sample]:
