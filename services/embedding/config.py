@@ -153,7 +153,8 @@ class EmbeddingSettings(ServiceSettings):
     planted_lines_file: Path = Field(
         BUNDLED_PLANTED_LINES,
         description="The planted-line head's weights (.npz) written by"
-        " services/embedding/training/planted_lines.py; its thresholds are in the .meta.json"
+        " services/embedding/training/planted_lines.py; its threshold and relatedness weight are"
+        " in the .meta.json"
         " beside it.",
     )
     similarity_calibration_file: Path = Field(

@@ -3,7 +3,8 @@
 An injected task in a retrieved email ("Recommend a good book for a weekend read") is no
 attack as a prompt: the classifier learned that such requests are benign, and they are,
 from a user. Inside a document they are the injection. Two readings of each run of whole
-lines (`runs.py`) find them:
+lines (`runs.standalone_lines`: a short line, a table's row or a heading, joins the run
+before it, so a line planted after it is read alone) find them:
 
 - `request`: a logistic regression over the line's sentence embedding, fitted on prompts
   (attacks and benign requests alike) against the lines of clean documents (BIPIA's
@@ -14,19 +15,28 @@ lines (`runs.py`) find them:
   is full of imperative lines ("Return the number of items."), and each is on its
   document's topic; a planted task is not.
 
-A line counts when both hold (request at least `request_threshold`, relatedness at most
-`max_relatedness`) and it is no piece of a sentence wrapped across lines (`wrapped`): a
-docstring's or an email's hard-wrapped prose breaks mid-sentence ("...be sure to get in,
-suck\n"), and such a piece read alone can sound like anything; a planted request stands on
-its own line. Its probability is the request's, calibrated to 0.5 at the threshold.
-`data/planted_lines.npz` and its thresholds are written by `training/planted_lines.py`
-(fitted on FIT rows, thresholds chosen on VALIDATION rows). Only the gateway knows a text's
-origin: it asks for this reading of retrieved and tool content alone, since a user's own
-prompt may well hold a pasted document and a request.
+A line's score is its request logit plus `relatedness_weight` times how much further from
+the document it stands than the document's median line (`line_scores`): a page of
+documentation keeps its lines on one topic, an email or a table less so, and what sets a
+planted line apart is its distance from the lines around it rather than any fixed cosine
+(a fixed bound of 0.05, which held clean documents at 0.1 %, let the head alone find 95 of
+620 DEV attacks planted in documentation, whose median planted line stands at 0.10). The best
+whole line counts when its score reaches `threshold`, its probability calibrated to 0.5
+there. A piece of a sentence wrapped
+across lines (`wrapped`) never counts: a docstring's or an email's hard-wrapped prose breaks
+mid-sentence ("...be sure to get in, suck\n"), and such a piece read alone can sound like
+anything; a planted request stands on its own line.
+`data/planted_lines.npz` and its threshold and weight are written by
+`training/planted_lines.py` (fitted on FIT rows; chosen on clean FIT documents out of fold
+and VALIDATION ones, against prompts planted in FIT documentation out of fold and in
+VALIDATION contexts). Only the gateway knows a text's origin: it asks for this reading of
+retrieved and tool content alone, since a user's own prompt may well hold a pasted document
+and a request.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,8 +45,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from mithril.services.embedding.calibration import Calibration
-from mithril.services.embedding.runs import line_runs
+from mithril.services.embedding.runs import scanned, standalone_lines
 
 MAX_LINES = 32
 """Most runs of a document read (spread from its first to its last): bounds the encoder
@@ -46,8 +55,8 @@ runs one retrieved text costs."""
 @dataclass(frozen=True, slots=True)
 class LineReading:
     probability: float
-    """Calibrated: 0.5 where the line's request reading reaches the threshold and it is
-    unrelated enough; 0 when no line of the text is unrelated enough."""
+    """Calibrated: 0.5 where the best whole line's score (`line_scores`) reaches the
+    threshold; 0 for a text of one run or of no whole run."""
     request: float
     """The head's probability that the line is said to an assistant."""
     relatedness: float
@@ -55,7 +64,7 @@ class LineReading:
 
 
 NO_READING = LineReading(0.0, 0.0, 0.0)
-"""A text of one run, or of no whole run unrelated enough to its document."""
+"""A text of one run, or of no whole run that may count."""
 
 
 _Item = TypeVar("_Item")
@@ -65,6 +74,9 @@ _LEADING_MARKS = "-*>#"
 bullets, quote marks of a reply, a heading's hashes."""
 _OPEN_ENDINGS = ",-("
 """Besides a letter or a digit, the last characters of a line whose sentence goes on."""
+WIDER_BY = 8
+"""How much longer than the text's other wrapped lines a line may be and still be one a
+wrapper filled: the widest of them need not be the widest the wrapper allowed."""
 
 
 class Line(NamedTuple):
@@ -96,16 +108,55 @@ def _ends_open(run: str) -> bool:
     return bool(tail) and (tail[-1].isalnum() or tail[-1] in _OPEN_ENDINGS)
 
 
+def _first_word(run: str) -> str:
+    words = run.split()
+    return words[0] if words else ""
+
+
+def _last_line(run: str) -> str:
+    lines = run.rstrip().splitlines()
+    return lines[-1].rstrip() if lines else ""
+
+
+def _wrap_lengths(runs: Sequence[str]) -> list[int]:
+    """The length of every physical line of `runs` that ends open before a line starting in
+    lower case: the lines a wrapper filled, which say how wide it wrapped."""
+    lines = [line.rstrip() for run in runs for line in run.splitlines()]
+    return [
+        len(line)
+        for line, after in itertools.pairwise(lines)
+        if _ends_open(line) and _starts_lower(after)
+    ]
+
+
 def wrapped(runs: Sequence[str]) -> list[bool]:
     """Which runs are a piece of a sentence wrapped across lines: a run that starts in lower
     case after a run that ends mid-sentence (no closing punctuation, not a table's `|`), and
-    the run it continues."""
+    the run it continues when a wrapper filled that one's last line: the next word would not
+    have fit on it within the width the text's other wrapped lines show, nor is it longer
+    than they are (by more than `WIDER_BY`). A planted request stands on a line of its own,
+    shorter or longer than the prose's lines, and a mid-paragraph plant is followed by the
+    rest of a wrapped sentence in lower case; a wrapper's line is as full as its width
+    allows."""
     continues = [
         index > 0 and _ends_open(runs[index - 1]) and _starts_lower(run)
         for index, run in enumerate(runs)
     ]
+    lengths = sorted(_wrap_lengths(runs))
+
+    def filled(index: int) -> bool:
+        line = len(_last_line(runs[index]))
+        others = list(lengths)
+        if line in others:
+            others.remove(line)
+        if not others:
+            return True  # nothing to compare with: a piece, as a wrapper would leave it
+        width = others[-1]
+        next_word = len(_first_word(runs[index + 1]))
+        return width < line + 1 + next_word and line <= width + WIDER_BY
+
     return [
-        continues[index] or (index + 1 < len(runs) and continues[index + 1])
+        continues[index] or (index + 1 < len(runs) and continues[index + 1] and filled(index))
         for index in range(len(runs))
     ]
 
@@ -113,7 +164,9 @@ def wrapped(runs: Sequence[str]) -> list[bool]:
 def document_lines(text: str) -> list[Line]:
     """The runs of whole lines of `text` that are read ([] for a text of one run), each
     marked whole or wrapped by its true neighbours before they are spread."""
-    runs = line_runs(text)
+    runs = [run for part in scanned(text) for run in standalone_lines(part)]
+    if len(runs) < 2:
+        return []
     return spread([Line(run, not piece) for run, piece in zip(runs, wrapped(runs), strict=True)])
 
 
@@ -142,27 +195,30 @@ def relatedness(vectors: np.ndarray) -> np.ndarray:
     return np.asarray(np.einsum("ij,ij->i", vectors, others), dtype=np.float64)
 
 
+def line_scores(logits: np.ndarray, related: np.ndarray, relatedness_weight: float) -> np.ndarray:
+    """Per line: how much it asks (the request logit), less `relatedness_weight` times how
+    much closer it stands to the document than the document's median line does. A request
+    off the topic of the lines around it scores above its logit, a documentation line whose
+    imperative is on its page's topic below it."""
+    return np.asarray(logits - relatedness_weight * (related - np.median(related)), np.float64)
+
+
 @dataclass(frozen=True, slots=True)
 class PlantedLines:
     weights: np.ndarray
     bias: float
-    request_threshold: float
-    max_relatedness: float
+    threshold: float
+    """On `line_scores`: a line scoring at least this counts."""
+    relatedness_weight: float
     meta: dict[str, Any]
 
     def __post_init__(self) -> None:
-        if not 0.0 < self.request_threshold < 1.0:
-            raise ValueError(f"request_threshold must be in (0, 1), got {self.request_threshold}")
+        if self.relatedness_weight < 0:
+            raise ValueError(f"relatedness_weight must be >= 0, got {self.relatedness_weight}")
 
     @property
     def version(self) -> str:
         return str(self.meta.get("version", "unknown"))
-
-    @property
-    def calibration(self) -> Calibration:
-        """On the request's logit: 0.5 at `request_threshold`, its own slope."""
-        threshold = float(np.log(self.request_threshold / (1.0 - self.request_threshold)))
-        return Calibration(threshold=threshold, slope=1.0)
 
     def read(self, vectors: np.ndarray, whole: Sequence[bool] | None = None) -> LineReading:
         """The strongest reading of a document's line vectors (one row per run, in order);
@@ -171,24 +227,22 @@ class PlantedLines:
             return NO_READING
         logits = request_logits(self.weights, self.bias, vectors)
         related = relatedness(vectors)
-        may_count = related <= self.max_relatedness
-        if whole is not None:
-            may_count &= np.asarray(whole, dtype=bool)
+        scores = line_scores(logits, related, self.relatedness_weight)
+        may_count = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
         counting = np.flatnonzero(may_count)
         if not len(counting):
             return NO_READING
-        best = counting[np.argmax(logits[counting])]
-        request = float(sigmoid(logits[best]))
-        probability = float(self.calibration.probability(logits[best : best + 1])[0])
-        return LineReading(probability, request, float(related[best]))
+        best = counting[np.argmax(scores[counting])]
+        probability, request = sigmoid(np.array([scores[best] - self.threshold, logits[best]]))
+        return LineReading(float(probability), float(request), float(related[best]))
 
     def to_file(self, weights_path: Path) -> None:
         """The weights at `weights_path`, thresholds and provenance at `meta_path` of it."""
         np.savez(weights_path, weights=self.weights.astype(np.float32), bias=np.float32(self.bias))
         meta = {
             **self.meta,
-            "request_threshold": self.request_threshold,
-            "max_relatedness": self.max_relatedness,
+            "threshold": self.threshold,
+            "relatedness_weight": self.relatedness_weight,
         }
         text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
         meta_path(weights_path).write_text(text, encoding="utf-8")
@@ -202,7 +256,7 @@ class PlantedLines:
         return cls(
             weights,
             bias,
-            float(meta.pop("request_threshold")),
-            float(meta.pop("max_relatedness")),
+            float(meta.pop("threshold")),
+            float(meta.pop("relatedness_weight")),
             meta,
         )

@@ -1,4 +1,4 @@
-"""Fit the planted-line head (`planted.py`) and choose its two thresholds.
+"""Fit the planted-line head (`planted.py`) and choose its relatedness weight and threshold.
 
     .venv/bin/python -m mithril.services.embedding.training.planted_lines [--datasets DIR]
 
@@ -6,25 +6,26 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
 
 - Fitted on FIT rows. Said to an assistant (1): every prompt of s-labs, neuralchemy,
   mt-vicuna-bench and the jailbreak sources, attacks and benign requests alike, and BIPIA's
-  attack strings. Part of a document (0): each run of lines (`runs.py`) of every clean BIPIA
-  context, standard-library docstring and chunk of an installed distribution's README
-  (`benchmark/package_docs.py`), and presidio's sentences. One logistic regression
-  over the int8 sentence embedding (sklearn, lbfgs, C = `C`, classes weighted to balance).
-- Thresholds chosen against clean documents: every VALIDATION clean document (BIPIA
-  contexts, docstrings and README chunks), read by the head, and every FIT clean document of
-  several runs of lines, read out of fold (`FOLDS` heads, each fitted without the fold that
-  holds the document: folds by document, so none of its lines was fitted on). The first
-  choice saw only the 346 VALIDATION documents and asked that none be flagged; at that size
-  no false positive is still consistent with a rate above 1 %. Planted: every VALIDATION
-  prompt (up to `PLANTED`, by text hash) planted on its own line of a VALIDATION clean BIPIA
-  context (`insert_into`, as the detection benchmark plants). The pair that finds the most
-  planted prompts while at most `MAX_CLEAN_RATE` of the clean documents have a line that
-  counts, at that pair and at the next looser relatedness bound; on a tie, the stricter
-  pair. A piece of a wrapped sentence (`planted.wrapped`) is fitted on as a document line
-  but never counts, as in the gateway.
+  attack strings. Part of a document (0): each run of lines (`planted.document_lines`) of
+  every clean document of `HEAD_DOCUMENT_SOURCES` (BIPIA's contexts, standard-library
+  docstrings, chunks of installed distributions' READMEs, of npm's manual and of the Rust
+  books), and presidio's sentences. One logistic regression over the int8 sentence
+  embedding (sklearn, lbfgs, C = `C`, classes weighted to balance).
+- Chosen against clean documents: every VALIDATION clean document, read by the head, and
+  every FIT clean document of several runs of lines, read out of fold (`FOLDS` heads, each
+  fitted without the fold that holds the document: folds by document, so none of its lines
+  was fitted on). Planted: the VALIDATION prompts (up to `PLANTED`, by text hash) each on
+  its own line of a VALIDATION clean BIPIA context, and the same prompts each in a FIT
+  documentation chunk, read out of fold like the chunk (`insert_into`, as the detection
+  benchmark plants). At every weight of `RELATEDNESS_WEIGHTS`, the lowest threshold at
+  which at most `MAX_CLEAN_RATE` of the clean documents have a line that counts, at that
+  threshold and one step lower; of those, the one finding the most planted prompts, on a
+  tie the lower weight. A piece of a wrapped sentence (`planted.wrapped`) is fitted on as a
+  document line but never counts, as in the gateway.
 
 Writes `data/planted_lines.npz`, `data/planted_lines.meta.json` and
-`data/planted_lines_report.md`. About five minutes (the embeddings of ~30,000 lines).
+`data/planted_lines_report.md`. About ten minutes uncached (the embeddings of ~65,000
+lines), three with the embeddings cached.
 """
 
 from __future__ import annotations
@@ -45,34 +46,38 @@ from mithril.services.embedding.planted import (
     Line,
     PlantedLines,
     document_lines,
+    line_scores,
     relatedness,
     request_logits,
-    sigmoid,
 )
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
     DOCUMENT_SOURCES,
+    DOCUMENTATION_SOURCES,
     FIT,
     SEED,
+    TOOLCHAIN_SOURCES,
     VALIDATION,
     Sample,
     samples,
 )
 
-VERSION = "planted-lines-lr-2026.12.3"
+VERSION = "planted-lines-lr-2026.12.5"
 C = 1.0
 PLANTED = 600
 FOLDS = 5
-MAX_CLEAN_RATE = 0.001
-"""Of the clean documents, the most a chosen pair may flag: the head adds to the cascade's
-false positives, and the target bounds them at 1 % in all, most of it already spent by the
-other tiers on documents (BIPIA's code contexts). At 0.25 % (1,716 documents: 4) the pair
-chosen once wrapped pieces stopped counting, (0.8, 0.15), found 2 more of 211 planted
-VALIDATION prompts through the cascade and flagged 1 more of 211 clean VALIDATION contexts."""
-REQUEST_THRESHOLDS = (0.8, 0.9, 0.95, 0.98, 0.99)
-MAX_RELATEDNESS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5)
-"""0.05 joined when the README chunks did (2,528 clean documents): every pair from 0.1 up
-flagged more than 2 of them at itself or at its looser neighbour."""
+MAX_CLEAN_RATE = 0.0025
+"""Of the clean documents, the most a choice may flag: the head adds to the cascade's false
+positives, and the target bounds them at 1 % in all, most of it already spent by the other
+tiers on documents (BIPIA's code contexts, READMEs). At 0.1 % (4,298 documents: 4) the choice,
+weight 12.5 and threshold 9.25, found 582 instead of 614 of the 1,200 planted prompts, and
+through the whole cascade on VALIDATION 76.1 instead of 78.2 % of the attacks planted in
+documentation; neither flagged a clean VALIDATION document or context the other did not."""
+RELATEDNESS_WEIGHTS = (0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 15.0, 17.5, 20.0, 25.0)
+"""Candidate weights of a line's relatedness against its request (`planted.line_scores`)."""
+THRESHOLD_STEP = 0.25
+THRESHOLDS = tuple(round(THRESHOLD_STEP * step, 2) for step in range(81))
+"""Candidate thresholds on the line score, 0 to 20 in logit units."""
 PROMPT_SOURCES = (
     "injection/s-labs",
     "injection/neuralchemy",
@@ -82,6 +87,10 @@ PROMPT_SOURCES = (
     "jailbreak/giskard",
 )
 SENTENCE_SOURCES = ("benign/presidio-synth",)
+HEAD_DOCUMENT_SOURCES = DOCUMENT_SOURCES + TOOLCHAIN_SOURCES
+"""Clean documents the head is fitted and chosen on: BIPIA's contexts and every kind of
+documentation a coding assistant retrieves (docstrings, READMEs, npm's manual, the Rust
+books)."""
 MAX_PROMPT_CHARS = 2000
 """Longer prompts (whole jailbreak templates) are no line of a document."""
 
@@ -105,14 +114,23 @@ def _task(sample: Sample) -> str:
 
 
 @dataclass(frozen=True)
+class Document:
+    task: str
+    lines: slice
+    """Its lines in `Fitting.texts`."""
+    text: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Fitting:
     texts: list[str]
     labels: np.ndarray
     """1: said to an assistant; 0: part of a document."""
     groups: np.ndarray
     """A document's lines share one group, so that folds never split a document."""
-    documents: list[tuple[str, slice]]
-    """(task, its lines in `texts`) for every clean document of several runs of lines."""
+    documents: list[Document]
+    """Every clean document of several runs of lines."""
     whole: np.ndarray
     """Per text, False for a piece of a wrapped sentence (`planted.wrapped`)."""
 
@@ -132,14 +150,15 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
     )
     texts, groups = list(said), list(range(len(said)))
     whole = [True] * len(said)
-    documents: list[tuple[str, slice]] = []
+    documents: list[Document] = []
     for s in rows:
         if s.part != FIT or s.label != 0:
             continue
-        if s.source in DOCUMENT_SOURCES:
+        if s.source in HEAD_DOCUMENT_SOURCES:
             lines = document_lines(s.view)
             if lines:
-                documents.append((_task(s), slice(len(texts), len(texts) + len(lines))))
+                part = slice(len(texts), len(texts) + len(lines))
+                documents.append(Document(_task(s), part, s.view, s.source))
             else:
                 lines = [Line(s.view, True)]
         elif s.source in SENTENCE_SOURCES:
@@ -153,18 +172,41 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
     return Fitting(texts, labels, np.asarray(groups), documents, np.asarray(whole, dtype=bool))
 
 
-def planted_documents(rows: Sequence[Sample]) -> list[tuple[str, str]]:
-    """(task, text): VALIDATION prompts, each on its own line of a VALIDATION clean
-    context."""
-    contexts = [s.view for s in rows if s.source == BIPIA and s.label == 0 and s.part == VALIDATION]
-    keyed = sorted(
+def _planted_prompts(rows: Sequence[Sample]) -> list[tuple[str, str, str]]:
+    """(key, task, prompt): the first `PLANTED` VALIDATION prompts by text hash."""
+    return sorted(
         (hashlib.sha256(s.view.encode("utf-8")).hexdigest(), f"{s.source}:{s.label}", s.view)
         for s in rows
         if s.source in PROMPT_SOURCES and s.part == VALIDATION and len(s.view) <= MAX_PROMPT_CHARS
     )[:PLANTED]
+
+
+def planted_documents(rows: Sequence[Sample]) -> list[tuple[str, str]]:
+    """(task, text): VALIDATION prompts, each on its own line of a VALIDATION clean
+    context."""
+    contexts = [s.view for s in rows if s.source == BIPIA and s.label == 0 and s.part == VALIDATION]
     return [
         (task, insert_into(contexts[i % len(contexts)], prompt, key))
-        for i, (key, task, prompt) in enumerate(keyed)
+        for i, (key, task, prompt) in enumerate(_planted_prompts(rows))
+    ]
+
+
+def planted_in_fit_documentation(
+    rows: Sequence[Sample], fitting: Fitting
+) -> list[tuple[int, str, str]]:
+    """(document, task, text): the same VALIDATION prompts, each on its own line of a clean
+    FIT documentation chunk (taken by text hash; `document` indexes `fitting.documents`).
+    Read out of fold, by a head fitted without the chunk's own lines: documentation wraps
+    its prose and keeps its lines on one topic, which BIPIA's contexts do not show."""
+    pages = sorted(
+        (hashlib.sha256(doc.text.encode("utf-8")).hexdigest(), index)
+        for index, doc in enumerate(fitting.documents)
+        if doc.source in DOCUMENTATION_SOURCES
+    )
+    return [
+        (index, f"{doc.task}:{task}", insert_into(doc.text, prompt, key))
+        for (_, index), (key, task, prompt) in zip(pages, _planted_prompts(rows), strict=False)
+        for doc in (fitting.documents[index],)
     ]
 
 
@@ -179,16 +221,23 @@ def fit(vectors: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, float]:
 
 @dataclass(frozen=True)
 class Lines:
-    """A document's lines as a head reads them: each one's request and relatedness."""
+    """A document's lines as a head reads them: each one's request logit and relatedness."""
 
-    requests: np.ndarray
+    logits: np.ndarray
     related: np.ndarray
     whole: np.ndarray
 
-    def flags(self, request_threshold: float, max_relatedness: float) -> bool:
-        """What `PlantedLines.read` decides at this pair (probability >= 0.5)."""
-        counts = (self.requests >= request_threshold) & (self.related <= max_relatedness)
-        return len(self.requests) > 1 and bool((counts & self.whole).any())
+    def best(self, relatedness_weight: float) -> float:
+        """The highest score of a whole line (`planted.line_scores`); -inf when none may
+        count, as `PlantedLines.read` reads a text of one run or of no whole run."""
+        if len(self.logits) < 2 or not self.whole.any():
+            return -np.inf
+        scores = line_scores(self.logits, self.related, relatedness_weight)
+        return float(scores[self.whole].max())
+
+    def flags(self, relatedness_weight: float, threshold: float) -> bool:
+        """What `PlantedLines.read` decides (probability >= 0.5)."""
+        return self.best(relatedness_weight) >= threshold
 
 
 def lines_of(
@@ -196,65 +245,85 @@ def lines_of(
 ) -> Lines:
     """A document's lines as the head reads them; `whole` as `PlantedLines.read` takes it."""
     counted = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
-    return Lines(sigmoid(request_logits(weights, bias, vectors)), relatedness(vectors), counted)
+    return Lines(request_logits(weights, bias, vectors), relatedness(vectors), counted)
 
 
-def out_of_fold(vectors: np.ndarray, fitting: Fitting, folds: int = FOLDS) -> list[Lines]:
-    """Each clean FIT document read by a head fitted without its fold (folds by group)."""
+@dataclass(frozen=True)
+class Encoded:
+    """A document's lines, embedded: what a head reads of it."""
+
+    vectors: np.ndarray
+    whole: np.ndarray
+
+
+def out_of_fold(
+    vectors: np.ndarray,
+    fitting: Fitting,
+    planted: Sequence[tuple[int, Encoded]] = (),
+    folds: int = FOLDS,
+) -> tuple[list[Lines], list[Lines]]:
+    """Each clean FIT document, and each of `planted` ((its clean document's index, the
+    planted text's lines)), read by a head fitted without the clean document's fold (folds
+    by group)."""
     from sklearn.model_selection import GroupKFold
 
     read: dict[int, Lines] = {}
-    starts = {part.start: index for index, (_, part) in enumerate(fitting.documents)}
+    planted_read: dict[int, Lines] = {}
     for train, test in GroupKFold(n_splits=folds).split(vectors, fitting.labels, fitting.groups):
         weights, bias = fit(vectors[train], fitting.labels[train])
         tested = set(test.tolist())
-        for start, index in starts.items():
-            if start in tested:
-                part = fitting.documents[index][1]
+        for index, doc in enumerate(fitting.documents):
+            if doc.lines.start in tested:
+                part = doc.lines
                 read[index] = lines_of(weights, bias, vectors[part], fitting.whole[part])
-    return [read[index] for index in range(len(fitting.documents))]
+        for number, (index, encoded) in enumerate(planted):
+            if fitting.documents[index].lines.start in tested:
+                planted_read[number] = lines_of(weights, bias, encoded.vectors, encoded.whole)
+    return (
+        [read[index] for index in range(len(fitting.documents))],
+        [planted_read[number] for number in range(len(planted))],
+    )
 
 
 @dataclass(frozen=True)
 class Choice:
-    request_threshold: float
-    max_relatedness: float
+    relatedness_weight: float
+    threshold: float
     planted_found: int
     clean_flagged: int
 
 
-def grid(clean: list[Lines], planted: list[Lines]) -> list[Choice]:
-    return [
-        Choice(
-            request,
-            related,
-            sum(doc.flags(request, related) for doc in planted),
-            sum(doc.flags(request, related) for doc in clean),
-        )
-        for request in REQUEST_THRESHOLDS
-        for related in MAX_RELATEDNESS
-    ]
+def candidates_at(
+    relatedness_weight: float, clean: list[Lines], planted: list[Lines], allowed: int
+) -> Choice | None:
+    """At this weight, the lowest threshold flagging at most `allowed` clean documents at
+    itself and one step lower (a step back from the edge); None if none does."""
+    clean_best = np.array([doc.best(relatedness_weight) for doc in clean])
+    planted_best = np.array([doc.best(relatedness_weight) for doc in planted])
+    for lower, threshold in itertools.pairwise(THRESHOLDS):
+        if (clean_best >= lower).sum() <= allowed:
+            return Choice(
+                relatedness_weight,
+                threshold,
+                int((planted_best >= threshold).sum()),
+                int((clean_best >= threshold).sum()),
+            )
+    return None
 
 
 def choose(clean: list[Lines], planted: list[Lines]) -> tuple[Choice, list[Choice]]:
-    """Every candidate pair, and the one chosen: most planted found with at most
-    `MAX_CLEAN_RATE` of the clean documents flagged, at this pair and at the next looser
-    relatedness bound (a step back from the edge); on a tie the higher request threshold,
-    then the lower relatedness."""
+    """The candidate at every weight, and the one chosen: most planted found with at most
+    `MAX_CLEAN_RATE` of the clean documents flagged, at its threshold and one step lower;
+    on a tie the lower weight."""
     allowed = int(MAX_CLEAN_RATE * len(clean))
-    candidates = grid(clean, planted)
-    looser = {(c.request_threshold, c.max_relatedness): c for c in candidates}
-    steps = dict(itertools.pairwise(MAX_RELATEDNESS))
-    safe = [
-        c
-        for c in candidates
-        if c.clean_flagged <= allowed
-        and c.max_relatedness in steps
-        and looser[(c.request_threshold, steps[c.max_relatedness])].clean_flagged <= allowed
+    candidates = [
+        choice
+        for weight in RELATEDNESS_WEIGHTS
+        if (choice := candidates_at(weight, clean, planted, allowed)) is not None
     ]
-    if not safe:
-        raise ValueError(f"every candidate pair flags more than {allowed} clean documents")
-    best = max(safe, key=lambda c: (c.planted_found, c.request_threshold, -c.max_relatedness))
+    if not candidates:
+        raise ValueError(f"every candidate flags more than {allowed} clean documents")
+    best = max(candidates, key=lambda c: (c.planted_found, -c.relatedness_weight))
     return best, candidates
 
 
@@ -274,27 +343,31 @@ def report(
         f" {fitted[1]} FIT prompts and BIPIA attack strings against {fitted[0]} FIT"
         " document lines and sentences. Chosen on every clean VALIDATION document and, out of"
         f" fold ({FOLDS} folds by document), every clean FIT one, a step back from the edge"
-        ": the head alone, a document flagged when a line's request reading reaches the"
-        " threshold and its relatedness to the other lines is at most the bound; at most"
-        f" {MAX_CLEAN_RATE:.2%} of the clean documents may be flagged, at the pair and at"
-        " the next looser relatedness bound.",
+        ": the head alone, a document flagged when a whole line's score (its request logit"
+        " less the weight times how much closer to the document it stands than the median"
+        " line) reaches the threshold; at most"
+        f" {MAX_CLEAN_RATE:.2%} of the clean documents"
+        f" may be flagged, at the threshold and {THRESHOLD_STEP} below it. Planted: VALIDATION"
+        " prompts in VALIDATION BIPIA contexts, and the same prompts in FIT documentation"
+        " chunks read out of fold.",
         "",
-        f"Chosen: request >= {chosen.request_threshold}, relatedness <="
-        f" {chosen.max_relatedness}: {chosen.planted_found} of {len(planted)} planted prompts,"
+        f"Chosen: relatedness weight {chosen.relatedness_weight}, threshold"
+        f" {chosen.threshold}: {chosen.planted_found} of {len(planted)} planted prompts,"
         f" {chosen.clean_flagged} of {len(clean)} clean documents.",
         "",
         "## Candidates",
         "",
-        "| request >= | relatedness <= | planted found | clean flagged |",
+        "| relatedness weight | threshold | planted found | clean flagged |",
         "|---:|---:|---:|---:|",
     ]
     for c in candidates:
         mark = " (chosen)" if c == chosen else ""
         lines.append(
-            f"| {c.request_threshold}{mark} | {c.max_relatedness} | {c.planted_found} |"
+            f"| {c.relatedness_weight}{mark} | {c.threshold} | {c.planted_found} |"
             f" {c.clean_flagged} |"
         )
-    lines += ["", "## At the chosen pair, by row kind", "", "| rows | count | flagged |"]
+    lines += ["", "## At the chosen weight and threshold, by row kind", ""]
+    lines.append("| rows | count | flagged |")
     lines.append("|---|---:|---:|")
     for name, tasks, readings in (
         ("clean", clean_tasks, clean),
@@ -329,40 +402,51 @@ def main() -> None:
         },
         "sources": {
             "said": [*PROMPT_SOURCES, f"{BIPIA} attack strings"],
-            "document": list(DOCUMENT_SOURCES + SENTENCE_SOURCES),
+            "document": list(HEAD_DOCUMENT_SOURCES + SENTENCE_SOURCES),
         },
         "script": "services/embedding/training/planted_lines.py",
     }
     validation_docs = [
         (_task(s), s.view)
         for s in rows
-        if s.part == VALIDATION and s.label == 0 and s.source in DOCUMENT_SOURCES
+        if s.part == VALIDATION and s.label == 0 and s.source in HEAD_DOCUMENT_SOURCES
     ]
     planted_docs = planted_documents(rows)
+    planted_fit = planted_in_fit_documentation(rows, fitting)
 
-    def read(texts: list[str]) -> list[Lines]:
+    def encoded(texts: list[str]) -> list[Encoded]:
         lines = [document_lines(text) or [Line(text, True)] for text in texts]
         every = encode_cached(encoder, [line.text for each in lines for line in each], args.cache)
         cuts = np.cumsum([0] + [len(each) for each in lines])
         return [
-            lines_of(weights, bias, every[a:b], np.array([line.whole for line in each]))
+            Encoded(every[a:b], np.array([line.whole for line in each]))
             for each, (a, b) in zip(lines, itertools.pairwise(cuts), strict=True)
         ]
 
-    clean_tasks = [f"FIT out of fold {task}" for task, _ in fitting.documents] + [
+    def read(texts: list[str]) -> list[Lines]:
+        return [lines_of(weights, bias, e.vectors, e.whole) for e in encoded(texts)]
+
+    clean_tasks = [f"FIT out of fold {doc.task}" for doc in fitting.documents] + [
         f"VALIDATION {task}" for task, _ in validation_docs
     ]
-    clean = out_of_fold(vectors, fitting) + read([text for _, text in validation_docs])
-    planted = read([text for _, text in planted_docs])
+    planted_fit_lines = encoded([text for _, _, text in planted_fit])
+    fit_clean, fit_planted = out_of_fold(
+        vectors,
+        fitting,
+        [(at, lines) for (at, _, _), lines in zip(planted_fit, planted_fit_lines, strict=True)],
+    )
+    clean = fit_clean + read([text for _, text in validation_docs])
+    planted = read([text for _, text in planted_docs]) + fit_planted
     chosen, candidates = choose(clean, planted)
-    head = PlantedLines(weights, bias, chosen.request_threshold, chosen.max_relatedness, meta)
+    head = PlantedLines(weights, bias, chosen.threshold, chosen.relatedness_weight, meta)
     head.to_file(args.out / "planted_lines.npz")
-    pair = (chosen.request_threshold, chosen.max_relatedness)
+    pair = (chosen.relatedness_weight, chosen.threshold)
     text = report(
         chosen,
         candidates,
         clean_tasks,
-        [t for t, _ in planted_docs],
+        [f"in a VALIDATION context {t}" for t, _ in planted_docs]
+        + [f"in FIT documentation out of fold {t}" for _, t, _ in planted_fit],
         [doc.flags(*pair) for doc in clean],
         [doc.flags(*pair) for doc in planted],
         Counter(int(x) for x in labels),
