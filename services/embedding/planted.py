@@ -20,13 +20,12 @@ the document it stands than the document's median line (`line_scores`): a page o
 documentation keeps its lines on one topic, an email or a table less so, and what sets a
 planted line apart is its distance from the lines around it rather than any fixed cosine
 (a fixed bound of 0.05, which held clean documents at 0.1 %, let the head alone find 95 of
-620 DEV attacks planted in documentation, whose median planted line stands at 0.10). The best
-whole line counts when its score reaches `threshold`, its probability calibrated to 0.5
-there. A piece of a sentence wrapped
-across lines (`wrapped`) never counts: a docstring's or an email's hard-wrapped prose breaks
-mid-sentence ("...be sure to get in, suck\n"), and such a piece read alone can sound like
-anything; a planted request stands on its own line.
-`data/planted_lines.npz` and its threshold and weight are written by
+620 DEV attacks planted in documentation, whose median planted line stands at 0.10). The
+best whole line counts when its score reaches `threshold`, its probability calibrated to
+0.5 there. A piece of a sentence wrapped across lines (`wrapped`) never counts: a
+docstring's or an email's hard-wrapped prose breaks mid-sentence ("...be sure to get in,
+suck\n"), and such a piece read alone can sound like anything; a planted request stands on
+its own line. `data/planted_lines.npz` and its threshold and weight are written by
 `training/planted_lines.py` (fitted on FIT rows; chosen on clean FIT documents out of fold
 and VALIDATION ones, against prompts planted in FIT documentation out of fold and in
 VALIDATION contexts). Only the gateway knows a text's origin: it asks for this reading of
@@ -237,7 +236,8 @@ class PlantedLines:
         return LineReading(float(probability), float(request), float(related[best]))
 
     def to_file(self, weights_path: Path) -> None:
-        """The weights at `weights_path`, thresholds and provenance at `meta_path` of it."""
+        """The weights at `weights_path`; threshold, weight and provenance at `meta_path` of
+        it."""
         np.savez(weights_path, weights=self.weights.astype(np.float32), bias=np.float32(self.bias))
         meta = {
             **self.meta,

@@ -72,7 +72,8 @@ positives, and the target bounds them at 1 % in all, most of it already spent by
 tiers on documents (BIPIA's code contexts, READMEs). At 0.1 % (4,298 documents: 4) the choice,
 weight 12.5 and threshold 9.25, found 582 instead of 614 of the 1,200 planted prompts, and
 through the whole cascade on VALIDATION 76.1 instead of 78.2 % of the attacks planted in
-documentation; neither flagged a clean VALIDATION document or context the other did not."""
+documentation (78.5 % once `planted.WIDER_BY` replaced a slack of 8 on the fill test too);
+neither flagged a clean VALIDATION document or context the other did not."""
 RELATEDNESS_WEIGHTS = (0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 15.0, 17.5, 20.0, 25.0)
 """Candidate weights of a line's relatedness against its request (`planted.line_scores`)."""
 THRESHOLD_STEP = 0.25
@@ -203,11 +204,11 @@ def planted_in_fit_documentation(
         for index, doc in enumerate(fitting.documents)
         if doc.source in DOCUMENTATION_SOURCES
     )
-    return [
-        (index, f"{doc.task}:{task}", insert_into(doc.text, prompt, key))
-        for (_, index), (key, task, prompt) in zip(pages, _planted_prompts(rows), strict=False)
-        for doc in (fitting.documents[index],)
-    ]
+    planted = []
+    for (_, index), (key, task, prompt) in zip(pages, _planted_prompts(rows), strict=False):
+        page = fitting.documents[index]
+        planted.append((index, f"{page.task}:{task}", insert_into(page.text, prompt, key)))
+    return planted
 
 
 def fit(vectors: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, float]:
@@ -345,8 +346,7 @@ def report(
         f" fold ({FOLDS} folds by document), every clean FIT one, a step back from the edge"
         ": the head alone, a document flagged when a whole line's score (its request logit"
         " less the weight times how much closer to the document it stands than the median"
-        " line) reaches the threshold; at most"
-        f" {MAX_CLEAN_RATE:.2%} of the clean documents"
+        f" line) reaches the threshold; at most {MAX_CLEAN_RATE:.2%} of the clean documents"
         f" may be flagged, at the threshold and {THRESHOLD_STEP} below it. Planted: VALIDATION"
         " prompts in VALIDATION BIPIA contexts, and the same prompts in FIT documentation"
         " chunks read out of fold.",
