@@ -44,7 +44,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
 
-from mithril.services.embedding.runs import scanned, standalone_lines
+from mithril.services.embedding.runs import line_runs, standalone_lines
 
 MAX_LINES = 32
 """Most runs of a document read (spread from its first to its last): bounds the encoder
@@ -163,9 +163,7 @@ def wrapped(runs: Sequence[str]) -> list[bool]:
 def document_lines(text: str) -> list[Line]:
     """The runs of whole lines of `text` that are read ([] for a text of one run), each
     marked whole or wrapped by its true neighbours before they are spread."""
-    runs = [run for part in scanned(text) for run in standalone_lines(part)]
-    if len(runs) < 2:
-        return []
+    runs = line_runs(text, standalone_lines)
     return spread([Line(run, not piece) for run, piece in zip(runs, wrapped(runs), strict=True)])
 
 

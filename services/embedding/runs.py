@@ -10,6 +10,8 @@ the n-gram part of the classifier (`classifier.py`) reads each run as well.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 RUN_LETTERS = 32
 """A run holds at least this many letters: a shorter line joins the next (a heading, a
 table's separator, a signature), the last the one before."""
@@ -78,8 +80,8 @@ def scanned(text: str) -> list[str]:
     return [text[:half], text[-half:]]
 
 
-def line_runs(text: str) -> list[str]:
-    """The runs of whole lines of a text of more than one; [] for a text that is one run
-    (its windows already read it whole)."""
-    runs = [run for part in scanned(text) for run in joined_lines(part)]
+def line_runs(text: str, cut: Callable[[str], list[str]] = joined_lines) -> list[str]:
+    """The runs of whole lines of a text of more than one, as `cut` makes them; [] for a
+    text that is one run (its windows already read it whole)."""
+    runs = [run for part in scanned(text) for run in cut(part)]
     return runs if len(runs) > 1 else []
