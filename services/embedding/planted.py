@@ -3,8 +3,8 @@
 An injected task in a retrieved email ("Recommend a good book for a weekend read") is no
 attack as a prompt: the classifier learned that such requests are benign, and they are,
 from a user. Inside a document they are the injection. Two readings of each run of whole
-lines (`runs.standalone_lines`: a short line, a table's row or a heading, joins the run
-before it, so a line planted after it is read alone) find them:
+lines (`runs.separate_lines`: a line of enough letters alone, shorter lines, a table's rows
+or a code block's, gathered apart from it, so a planted line is read alone) find them:
 
 - `request`: a logistic regression over the line's sentence embedding, fitted on prompts
   (attacks and benign requests alike) against the lines of clean documents (BIPIA's
@@ -37,14 +37,14 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from mithril.services.embedding.runs import line_runs, standalone_lines
+from mithril.services.embedding.runs import RUN_LETTERS, letters, line_runs, separate_lines
 
 MAX_LINES = 32
 """Most runs of a document read (spread from its first to its last): bounds the encoder
@@ -81,8 +81,8 @@ wrapper filled: the widest of them need not be the widest the wrapper allowed.""
 class Line(NamedTuple):
     text: str
     whole: bool
-    """False for a piece of a sentence wrapped across lines (`wrapped`): read, but never
-    counted."""
+    """False for a piece of a sentence wrapped across lines (`wrapped`) or a run of few
+    letters (`document_lines`): read, but never counted."""
 
 
 def spread(items: list[_Item], limit: int = MAX_LINES) -> list[_Item]:
@@ -162,9 +162,17 @@ def wrapped(runs: Sequence[str]) -> list[bool]:
 
 def document_lines(text: str) -> list[Line]:
     """The runs of whole lines of `text` that are read ([] for a text of one run), each
-    marked whole or wrapped by its true neighbours before they are spread."""
-    runs = line_runs(text, standalone_lines)
-    return spread([Line(run, not piece) for run, piece in zip(runs, wrapped(runs), strict=True)])
+    marked by its true neighbours before they are spread: whole, or a piece of a wrapped
+    sentence or a run of fewer than `RUN_LETTERS` letters. A heading read alone
+    ("Introduction") stands far from any page; it is read for the page's topic, never
+    counted."""
+    runs = line_runs(text, separate_lines)
+    return spread(
+        [
+            Line(run, not piece and letters(run) >= RUN_LETTERS)
+            for run, piece in zip(runs, wrapped(runs), strict=True)
+        ]
+    )
 
 
 def meta_path(weights_path: Path) -> Path:
@@ -172,9 +180,49 @@ def meta_path(weights_path: Path) -> Path:
     return weights_path.with_suffix(".meta.json")
 
 
-def request_logits(weights: np.ndarray, bias: float, vectors: np.ndarray) -> np.ndarray:
-    """The head's logit, per row, that the line is said to an assistant."""
-    return np.asarray(np.asarray(vectors, dtype=np.float64) @ weights + bias, dtype=np.float64)
+@dataclass(frozen=True, slots=True)
+class RequestReader:
+    """A small perceptron over a line's sentence embedding: ReLU hidden layers, then the
+    logit that the line is said to an assistant. One layer is a logistic regression."""
+
+    weights: tuple[np.ndarray, ...]
+    """Per layer, (inputs, outputs); the last has one output."""
+    biases: tuple[np.ndarray, ...]
+
+    def __post_init__(self) -> None:
+        if not self.weights or len(self.weights) != len(self.biases):
+            raise ValueError("a request reader needs one bias per layer, and a layer")
+        if self.weights[-1].shape[1] != 1:
+            raise ValueError(f"the last layer gives one logit, not {self.weights[-1].shape[1]}")
+
+    @classmethod
+    def linear(cls, weights: np.ndarray, bias: float) -> RequestReader:
+        return cls((np.asarray(weights, np.float64).reshape(-1, 1),), (np.array([bias]),))
+
+    def logits(self, vectors: np.ndarray) -> np.ndarray:
+        """The logit, per row, that the line is said to an assistant."""
+        out = np.asarray(vectors, dtype=np.float64)
+        for layer, (weights, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+            out = out @ weights + bias
+            if layer < len(self.weights) - 1:
+                out = np.maximum(out, 0.0)
+        return np.asarray(out[:, 0], dtype=np.float64)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """As `np.savez` keeps them (float32), read back by `from_arrays`."""
+        out: dict[str, np.ndarray] = {}
+        for layer, (weights, bias) in enumerate(zip(self.weights, self.biases, strict=True)):
+            out[f"weights_{layer}"] = weights.astype(np.float32)
+            out[f"bias_{layer}"] = bias.astype(np.float32)
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> RequestReader:
+        layers = sum(1 for key in arrays if key.startswith("weights_"))
+        return cls(
+            tuple(np.asarray(arrays[f"weights_{i}"], np.float64) for i in range(layers)),
+            tuple(np.asarray(arrays[f"bias_{i}"], np.float64) for i in range(layers)),
+        )
 
 
 def sigmoid(logits: np.ndarray) -> np.ndarray:
@@ -202,8 +250,7 @@ def line_scores(logits: np.ndarray, related: np.ndarray, relatedness_weight: flo
 
 @dataclass(frozen=True, slots=True)
 class PlantedLines:
-    weights: np.ndarray
-    bias: float
+    request: RequestReader
     threshold: float
     """On `line_scores`: a line scoring at least this counts."""
     relatedness_weight: float
@@ -222,7 +269,7 @@ class PlantedLines:
         only the lines `whole` marks may count (all, without it)."""
         if len(vectors) < 2:
             return NO_READING
-        logits = request_logits(self.weights, self.bias, vectors)
+        logits = self.request.logits(vectors)
         related = relatedness(vectors)
         scores = line_scores(logits, related, self.relatedness_weight)
         may_count = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
@@ -236,7 +283,8 @@ class PlantedLines:
     def to_file(self, weights_path: Path) -> None:
         """The weights at `weights_path`; threshold, weight and provenance at `meta_path` of
         it."""
-        np.savez(weights_path, weights=self.weights.astype(np.float32), bias=np.float32(self.bias))
+        # numpy types savez's keywords as its own options (allow_pickle); these are arrays.
+        np.savez(weights_path, **cast("dict[str, Any]", self.request.arrays()))
         meta = {
             **self.meta,
             "threshold": self.threshold,
@@ -248,12 +296,10 @@ class PlantedLines:
     @classmethod
     def from_file(cls, weights_path: Path) -> PlantedLines:
         with np.load(weights_path) as data:
-            weights = np.asarray(data["weights"], dtype=np.float64)
-            bias = float(data["bias"])
+            request = RequestReader.from_arrays(data)
         meta = json.loads(meta_path(weights_path).read_text(encoding="utf-8"))
         return cls(
-            weights,
-            bias,
+            request,
             float(meta.pop("threshold")),
             float(meta.pop("relatedness_weight")),
             meta,

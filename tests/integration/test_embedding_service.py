@@ -186,7 +186,7 @@ async def test_model_info(embedding: Running) -> None:
     assert info.corpus_size == len(CORPUS)
     assert info.classifier_version
     assert info.multilingual_version.startswith("multilingual-e5-small+e5-lora16-")
-    assert info.planted_lines_version.startswith("planted-lines-lr-")
+    assert info.planted_lines_version.startswith("planted-lines-mlp-")
 
 
 @pytest.mark.parametrize(

@@ -45,10 +45,10 @@ from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.planted import (
     Line,
     PlantedLines,
+    RequestReader,
     document_lines,
     line_scores,
     relatedness,
-    request_logits,
 )
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
@@ -62,8 +62,13 @@ from mithril.services.embedding.training.train import (
     samples,
 )
 
-VERSION = "planted-lines-lr-2026.12.5"
-C = 1.0
+VERSION = "planted-lines-mlp-2026.12.6"
+HIDDEN = 256
+ALPHA = 1e-3
+BATCH = 256
+MAX_EPOCHS = 60
+HELD_BACK = 0.1
+"""Of the fitted rows, the share the perceptron stops early on (its loss stalling there)."""
 PLANTED = 600
 FOLDS = 5
 MAX_CLEAN_RATE = 0.0025
@@ -211,13 +216,26 @@ def planted_in_fit_documentation(
     return planted
 
 
-def fit(vectors: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, float]:
-    from sklearn.linear_model import LogisticRegression
+def fit(vectors: np.ndarray, labels: np.ndarray) -> RequestReader:
+    """A perceptron of one hidden layer of `HIDDEN` units (sklearn, adam, L2 `ALPHA`,
+    stopping early on `HELD_BACK` of the rows), classes weighted to balance."""
+    from sklearn.neural_network import MLPClassifier
 
     weights = np.where(labels == 1, 0.5 / labels.mean(), 0.5 / (1 - labels.mean()))
-    model = LogisticRegression(C=C, max_iter=5000, random_state=SEED)
-    model.fit(vectors, labels, sample_weight=weights)
-    return model.coef_[0].astype(np.float64), float(model.intercept_[0])
+    model = MLPClassifier(
+        hidden_layer_sizes=(HIDDEN,),
+        alpha=ALPHA,
+        batch_size=min(BATCH, int(len(labels) * (1 - HELD_BACK))),
+        max_iter=MAX_EPOCHS,
+        early_stopping=True,
+        validation_fraction=HELD_BACK,
+        random_state=SEED,
+    )
+    model.fit(np.asarray(vectors, dtype=np.float32), labels, sample_weight=weights)
+    return RequestReader(
+        tuple(np.asarray(w, np.float64) for w in model.coefs_),
+        tuple(np.asarray(b, np.float64) for b in model.intercepts_),
+    )
 
 
 @dataclass(frozen=True)
@@ -241,12 +259,10 @@ class Lines:
         return self.best(relatedness_weight) >= threshold
 
 
-def lines_of(
-    weights: np.ndarray, bias: float, vectors: np.ndarray, whole: np.ndarray | None = None
-) -> Lines:
+def lines_of(request: RequestReader, vectors: np.ndarray, whole: np.ndarray | None = None) -> Lines:
     """A document's lines as the head reads them; `whole` as `PlantedLines.read` takes it."""
     counted = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
-    return Lines(request_logits(weights, bias, vectors), relatedness(vectors), counted)
+    return Lines(request.logits(vectors), relatedness(vectors), counted)
 
 
 @dataclass(frozen=True)
@@ -271,15 +287,15 @@ def out_of_fold(
     read: dict[int, Lines] = {}
     planted_read: dict[int, Lines] = {}
     for train, test in GroupKFold(n_splits=folds).split(vectors, fitting.labels, fitting.groups):
-        weights, bias = fit(vectors[train], fitting.labels[train])
+        request = fit(vectors[train], fitting.labels[train])
         tested = set(test.tolist())
         for index, doc in enumerate(fitting.documents):
             if doc.lines.start in tested:
                 part = doc.lines
-                read[index] = lines_of(weights, bias, vectors[part], fitting.whole[part])
+                read[index] = lines_of(request, vectors[part], fitting.whole[part])
         for number, (index, encoded) in enumerate(planted):
             if fitting.documents[index].lines.start in tested:
-                planted_read[number] = lines_of(weights, bias, encoded.vectors, encoded.whole)
+                planted_read[number] = lines_of(request, encoded.vectors, encoded.whole)
     return (
         [read[index] for index in range(len(fitting.documents))],
         [planted_read[number] for number in range(len(planted))],
@@ -390,11 +406,12 @@ def main() -> None:
     labels = fitting.labels
     print(f"fitting on {len(labels)} lines ({int(labels.sum())} said to an assistant)")
     vectors = encode_cached(encoder, fitting.texts, args.cache)
-    weights, bias = fit(vectors, labels)
+    request = fit(vectors, labels)
     meta = {
         "version": VERSION,
         "seed": SEED,
-        "C": C,
+        "hidden": HIDDEN,
+        "alpha": ALPHA,
         "encoder": encoder.model_id,
         "fitted_on": {
             "said_to_assistant": int(labels.sum()),
@@ -424,7 +441,7 @@ def main() -> None:
         ]
 
     def read(texts: list[str]) -> list[Lines]:
-        return [lines_of(weights, bias, e.vectors, e.whole) for e in encoded(texts)]
+        return [lines_of(request, e.vectors, e.whole) for e in encoded(texts)]
 
     clean_tasks = [f"FIT out of fold {doc.task}" for doc in fitting.documents] + [
         f"VALIDATION {task}" for task, _ in validation_docs
@@ -438,7 +455,7 @@ def main() -> None:
     clean = fit_clean + read([text for _, text in validation_docs])
     planted = read([text for _, text in planted_docs]) + fit_planted
     chosen, candidates = choose(clean, planted)
-    head = PlantedLines(weights, bias, chosen.threshold, chosen.relatedness_weight, meta)
+    head = PlantedLines(request, chosen.threshold, chosen.relatedness_weight, meta)
     head.to_file(args.out / "planted_lines.npz")
     pair = (chosen.relatedness_weight, chosen.threshold)
     text = report(
