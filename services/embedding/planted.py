@@ -6,11 +6,11 @@ from a user. Inside a document they are the injection. Two readings of each run 
 lines (`runs.separate_lines`: a line of enough letters alone, shorter lines, a table's rows
 or a code block's, gathered apart from it, so a planted line is read alone) find them:
 
-- `request`: a logistic regression over the line's sentence embedding, fitted on prompts
-  (attacks and benign requests alike) against the lines of clean documents (BIPIA's
-  contexts, the standard library's docstrings, installed distributions' READMEs, presidio's
-  sentences): does this line read as something said to an assistant rather than as part of
-  a document?
+- `request`: a small perceptron over the line's sentence embedding (`RequestReader`),
+  fitted on prompts (attacks and benign requests alike) against the lines of clean
+  documents (BIPIA's contexts, the standard library's docstrings, installed distributions'
+  READMEs, npm's manual, the Rust books, presidio's sentences): does this line read as
+  something said to an assistant rather than as part of a document?
 - `relatedness`: the line's cosine to the mean of the document's other lines. Documentation
   is full of imperative lines ("Return the number of items."), and each is on its
   document's topic; a planted task is not.
@@ -73,6 +73,8 @@ _LEADING_MARKS = "-*>#"
 bullets, quote marks of a reply, a heading's hashes."""
 _OPEN_ENDINGS = ",-("
 """Besides a letter or a digit, the last characters of a line whose sentence goes on."""
+SHORT_LETTERS = 16
+"""The fewest letters of a one-line run that may count (`may_count`)."""
 WIDER_BY = 8
 """How much longer than the text's other wrapped lines a line may be and still be one a
 wrapper filled: the widest of them need not be the widest the wrapper allowed."""
@@ -81,8 +83,8 @@ wrapper filled: the widest of them need not be the widest the wrapper allowed.""
 class Line(NamedTuple):
     text: str
     whole: bool
-    """False for a piece of a sentence wrapped across lines (`wrapped`) or a run of few
-    letters (`document_lines`): read, but never counted."""
+    """False for a piece of a sentence wrapped across lines (`wrapped`) or a short fragment
+    (`may_count`): read, but never counted."""
 
 
 def spread(items: list[_Item], limit: int = MAX_LINES) -> list[_Item]:
@@ -163,16 +165,24 @@ def wrapped(runs: Sequence[str]) -> list[bool]:
 def document_lines(text: str) -> list[Line]:
     """The runs of whole lines of `text` that are read ([] for a text of one run), each
     marked by its true neighbours before they are spread: whole, or a piece of a wrapped
-    sentence or a run of fewer than `RUN_LETTERS` letters. A heading read alone
-    ("Introduction") stands far from any page; it is read for the page's topic, never
-    counted."""
+    sentence or a short fragment (`may_count`)."""
     runs = line_runs(text, separate_lines)
     return spread(
         [
-            Line(run, not piece and letters(run) >= RUN_LETTERS)
+            Line(run, not piece and may_count(run))
             for run, piece in zip(runs, wrapped(runs), strict=True)
         ]
     )
+
+
+def may_count(run: str) -> bool:
+    """A run of `RUN_LETTERS` letters, or a single line of `SHORT_LETTERS`: a short request
+    stands on one line ("Write a short poem about the ocean."), while the short runs
+    of several lines are a heading and its underline or a fragment of code, which read
+    alone stand far from any page. The rest are read for their page's topic, never
+    counted."""
+    count = letters(run)
+    return count >= RUN_LETTERS or (count >= SHORT_LETTERS and len(run.strip().splitlines()) == 1)
 
 
 def meta_path(weights_path: Path) -> Path:

@@ -9,8 +9,11 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
   attack strings. Part of a document (0): each run of lines (`planted.document_lines`) of
   every clean document of `HEAD_DOCUMENT_SOURCES` (BIPIA's contexts, standard-library
   docstrings, chunks of installed distributions' READMEs, of npm's manual and of the Rust
-  books), and presidio's sentences. One logistic regression over the int8 sentence
-  embedding (sklearn, lbfgs, C = `C`, classes weighted to balance).
+  books), and presidio's sentences. A perceptron of one hidden layer over the int8
+  sentence embedding (`fit`). On the same runs (short ones never counting) and the same
+  clean budget a logistic regression (until planted-lines-lr-2026.12.5) found 679 of the
+  1,200 planted prompts below, the perceptron 932: documentation's imperatives and an
+  assistant's requests are not one plane apart.
 - Chosen against clean documents: every VALIDATION clean document, read by the head, and
   every FIT clean document of several runs of lines, read out of fold (`FOLDS` heads, each
   fitted without the fold that holds the document: folds by document, so none of its lines

@@ -20,6 +20,7 @@ from mithril.services.embedding.planted import (
     RequestReader,
     document_lines,
     line_scores,
+    may_count,
     meta_path,
     relatedness,
     spread,
@@ -182,6 +183,35 @@ def test_a_planted_line_is_read_apart_from_the_short_lines_around_it() -> None:
     intro = "The scores of the final round, by state, are below.\n"
     lines = [line.text for line in document_lines(intro + rows + request_line + rows)]
     assert lines == [intro, rows, request_line, rows]
+
+
+@pytest.mark.parametrize(
+    ("run", "counts"),
+    [
+        ("Write a short poem about the ocean.\n", True),  # one line, 28 letters
+        ("Tell me a joke about cats.\n", True),
+        ("\nIntroduction\n-------------\n\n", False),  # a heading and its underline
+        (">>> ExtendedContext.prec\n9", False),  # a fragment of code over two lines
+        ("## Usage\n", False),  # too few letters
+        ("The scores of the final round, by state, are below.\n", True),
+    ],
+)
+def test_a_short_run_counts_only_as_a_line_of_its_own(run: str, counts: bool) -> None:
+    assert may_count(run) is counts
+
+
+def test_a_short_request_between_long_lines_counts_and_a_heading_does_not() -> None:
+    intro = "The scores of the final round, by state, are below this paragraph.\n"
+    request_line = "Tell me a joke about cats.\n"
+    heading = "Final results\n=============\n"
+    lines = document_lines(intro + request_line + intro + heading + intro)
+    assert [(line.text, line.whole) for line in lines] == [
+        (intro, True),
+        (request_line, True),
+        (intro, True),
+        (heading, False),
+        (intro, True),
+    ]
 
 
 @pytest.mark.parametrize(
