@@ -10,7 +10,7 @@ the n-gram part of the classifier (`classifier.py`) reads each run as well.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 RUN_LETTERS = 32
 """A run holds at least this many letters: a shorter line joins the next (a heading, a
@@ -43,6 +43,26 @@ def joined_lines(text: str, min_letters: int = RUN_LETTERS) -> list[str]:
     return runs
 
 
+def _pieces(text: str, min_letters: int) -> Iterator[tuple[str, bool]]:
+    """The text's lines (with their ends) in order: each line of at least `min_letters`
+    letters, and the shorter lines between them gathered; a piece is complete when it has
+    as many letters, a leftover (False) when a longer line or the end came first."""
+    pending = ""
+    for line in text.splitlines(keepends=True):
+        if letters(line) >= min_letters:
+            if pending:
+                yield pending, False
+                pending = ""
+            yield line, True
+            continue
+        pending += line
+        if letters(pending) >= min_letters:
+            yield pending, True
+            pending = ""
+    if pending:
+        yield pending, False
+
+
 def standalone_lines(text: str, min_letters: int = RUN_LETTERS) -> list[str]:
     """The text's lines (with their ends), a line of at least `min_letters` letters a run
     of its own; shorter lines gathered until they have as many, and what is left of them
@@ -55,22 +75,15 @@ def standalone_lines(text: str, min_letters: int = RUN_LETTERS) -> list[str]:
     BIPIA contexts the multilingual head caught 199 so, 205 so cut; no clean DEV document
     and no DEV prompt of several lines was flagged more."""
     runs: list[str] = []
-    pending = ""
-    for line in text.splitlines(keepends=True):
-        if letters(line) >= min_letters:
-            if pending and runs:
-                runs[-1] += pending
-            elif pending:
-                line = pending + line
-            pending = ""
-            runs.append(line)
-            continue
-        pending += line
-        if letters(pending) >= min_letters:
-            runs.append(pending)
-            pending = ""
-    if pending and runs:
-        runs[-1] += pending
+    leading = ""  # a leftover before the first run: joins the line after it
+    for piece, complete in _pieces(text, min_letters):
+        if complete:
+            runs.append(leading + piece)
+            leading = ""
+        elif runs:
+            runs[-1] += piece
+        else:
+            leading = piece
     return runs
 
 
@@ -84,24 +97,9 @@ def separate_lines(
 
     What the planted-line head reads: a line planted in a document stands alone whatever
     surrounds it. Joined to the short lines after it (`standalone_lines`: a code block's
-    lines, a table's rows, a signature), a planted request was read among them, and half of
-    the DEV attacks the head missed in documentation were so diluted."""
-    runs: list[str] = []
-    pending = ""
-    for line in text.splitlines(keepends=True):
-        if letters(line) >= min_letters:
-            if pending:
-                runs.append(pending)
-                pending = ""
-            runs.append(line)
-            continue
-        pending += line
-        if letters(pending) >= min_letters:
-            runs.append(pending)
-            pending = ""
-    if pending:
-        runs.append(pending)
-    return [run for run in runs if letters(run) >= min_read]
+    lines, a table's rows, a signature), a planted request was read among them: so were 71
+    of the 133 DEV attacks in documentation the cascade missed."""
+    return [piece for piece, _ in _pieces(text, min_letters) if letters(piece) >= min_read]
 
 
 def scanned(text: str) -> list[str]:
