@@ -228,7 +228,13 @@ class RequestReader:
 
     @classmethod
     def from_arrays(cls, arrays: Mapping[str, np.ndarray]) -> RequestReader:
+        """Layers as `arrays` wrote them, or the logistic regression (`weights`, `bias`) a
+        head kept until planted-lines-lr-2026.12.5."""
+        if "weights" in arrays and "bias" in arrays:
+            return cls.linear(np.asarray(arrays["weights"]), float(arrays["bias"]))
         layers = sum(1 for key in arrays if key.startswith("weights_"))
+        if not layers:
+            raise ValueError(f"no layers (weights_0, bias_0, ...) among {sorted(arrays)}")
         return cls(
             tuple(np.asarray(arrays[f"weights_{i}"], np.float64) for i in range(layers)),
             tuple(np.asarray(arrays[f"bias_{i}"], np.float64) for i in range(layers)),

@@ -271,6 +271,20 @@ def test_a_hidden_layer_reads_through_a_relu() -> None:
         RequestReader((np.ones((4, 2)),), (np.zeros(2),))
 
 
+def test_a_head_kept_as_one_logistic_regression_still_loads(tmp_path: Path) -> None:
+    """Heads written until planted-lines-lr-2026.12.5 kept `weights` and `bias`."""
+    np.savez(tmp_path / "old.npz", weights=np.float32(6.0) * REQUEST, bias=np.float32(-3.0))
+    meta_path(tmp_path / "old.npz").write_text(
+        json.dumps({"threshold": 2.0, "relatedness_weight": 5.0}), encoding="utf-8"
+    )
+    document = np.vstack([*DOCUMENT, unit(1, 0, 0, 0)])
+    loaded = PlantedLines.from_file(tmp_path / "old.npz")
+    assert loaded.read(document).probability == pytest.approx(head().read(document).probability)
+    np.savez(tmp_path / "empty.npz", other=np.zeros(2))
+    with pytest.raises(ValueError, match="no layers"):
+        RequestReader.from_arrays(np.load(tmp_path / "empty.npz"))
+
+
 def test_the_head_survives_its_files(tmp_path: Path) -> None:
     original = head(2.5, 7.5)
     original.to_file(tmp_path / "h.npz")
