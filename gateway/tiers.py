@@ -31,7 +31,7 @@ from mithril.gateway.detectors import (
 from mithril.gateway.document_scale import OFF, rescaled
 from mithril.judge.v1 import judge_service_pb2, judge_service_pb2_grpc
 from mithril.runtime.channels import bearer_metadata
-from mithril.services.embedding.runs import line_runs, separate_lines
+from mithril.services.embedding.planted import document_runs
 from mithril.services.scanner.readable import as_read
 from mithril.services.scanner.tables import prose_among_rows
 
@@ -139,13 +139,9 @@ def reads_lines(text: str, origin: Origin, which: Collection[str]) -> bool:
     """Whether the classifier tier also reads `text` line by line for a planted request
     (services/embedding/planted.py): retrieved and tool content of several runs of lines
     only. A user's own prompt may hold a pasted document and a request of their own. Only
-    whether there are runs is asked here, cut as the head cuts them (`line_runs`: [] for a
-    text of one); the service marks and spreads them."""
-    return (
-        origin.is_untrusted_content
-        and "classifier" in which
-        and bool(line_runs(text, separate_lines))
-    )
+    whether there are runs is asked here, cut as the head cuts them (`document_runs`: []
+    for a text of one); the service marks and spreads them."""
+    return origin.is_untrusted_content and "classifier" in which and bool(document_runs(text))
 
 
 def _with_planted_line(

@@ -162,11 +162,17 @@ def wrapped(runs: Sequence[str]) -> list[bool]:
     ]
 
 
+def document_runs(text: str) -> list[str]:
+    """The runs of `text` the head reads, before they are marked and spread ([] for a text
+    of one run): what the gateway asks about before it calls for a reading."""
+    return line_runs(text, separate_lines)
+
+
 def document_lines(text: str) -> list[Line]:
     """The runs of whole lines of `text` that are read ([] for a text of one run), each
     marked by its true neighbours before they are spread: whole, or a piece of a wrapped
     sentence or a short fragment (`may_count`)."""
-    runs = line_runs(text, separate_lines)
+    runs = document_runs(text)
     return spread(
         [
             Line(run, not piece and may_count(run))
