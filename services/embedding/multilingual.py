@@ -127,10 +127,12 @@ class LanguageGate:
         self._identifier.set_languages(LANGUAGES)
 
     def language(self, text: str) -> str:
-        """The text's language code when it is not English, else ''."""
-        sample = text[:LANGUAGE_ID_CHARS]
+        """The text's language code when it is not English, else '', read without lorem ipsum
+        (`without_placeholder`; too few letters besides it: '')."""
+        raw = text[:LANGUAGE_ID_CHARS]
+        sample = without_placeholder(raw)
         letters = [char for char in sample if char.isalpha()]
-        if not letters:
+        if not letters or (sample != raw and len(letters) < PASSAGE_LETTERS):
             return ""
         ranked: list[tuple[str, float]] = self._identifier.rank(sample)
         if _non_latin_share(letters) >= NON_LATIN:
@@ -214,8 +216,8 @@ in an instruction it is where the data is to go ("...send_email(to='attacker@evi
 
 
 def _prose(passage: str) -> str:
-    """The passage without what `_NOT_PROSE` matches."""
-    return _NOT_PROSE.sub(" ", passage)
+    """The passage without what `_NOT_PROSE` matches, and without lorem ipsum."""
+    return without_placeholder(_NOT_PROSE.sub(" ", passage))
 
 
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|[\u3002\uff01\uff1f]+")
@@ -297,6 +299,60 @@ def _line_runs(line: str) -> list[str]:
     if start < len(line):
         runs[-1] += line[start:]
     return runs
+
+
+_LOREM_IPSUM_WORDS = """
+    accumsan adipiscing aenean aliqua aliquam aliquet aliquip amet anim ante aptent arcu
+    auctor augue aute bibendum blandit cillum commodo condimentum congue consectetur
+    consequat conubia convallis cras cubilia culpa cupidatat curabitur curae cursus dapibus
+    deserunt diam dictum dictumst dignissim dolor dolore donec duis efficitur egestas eget
+    eiusmod eleifend elementum elit enim erat eros esse est etiam euismod excepteur
+    exercitation facilisi facilisis fames faucibus felis fermentum feugiat fringilla fugiat
+    fusce gravida habitant habitasse hendrerit himenaeos iaculis imperdiet inceptos
+    incididunt integer interdum ipsum irure justo labore laboris laborum lacinia lacus
+    laoreet lectus libero ligula litora lobortis lorem luctus maecenas magna magnis
+    malesuada massa mattis mauris maximus metus minim molestie mollis mollit montes morbi
+    nascetur natoque neque netus nibh nisi nisl non nostra nostrud nulla nullam nunc occaecat
+    odio officia orci ornare pariatur parturient pellentesque penatibus per pharetra phasellus
+    placerat platea porta porttitor posuere potenti praesent pretium primis proident proin
+    pulvinar purus quam quis quisque reprehenderit rhoncus ridiculus risus rutrum sagittis
+    sapien scelerisque sed semper senectus sint sit sociosqu sodales sollicitudin sunt suscipit
+    suspendisse taciti tellus tempor tempus tincidunt torquent tortor tristique turpis
+    ullamco ullamcorper ultrices ultricies urna varius vehicula velit venenatis veniam
+    vestibulum vitae vivamus viverra volutpat voluptate vulputate
+"""
+PLACEHOLDER_WORDS = frozenset(_LOREM_IPSUM_WORDS.split())
+"""The words of lorem ipsum, the placeholder text of layouts and examples, of at least three
+letters."""
+PLACEHOLDER_RUN = 3
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def without_placeholder(text: str) -> str:
+    """The text without its runs of lorem ipsum: `PLACEHOLDER_RUN` or more of its words in a
+    row, whatever lies between them but letters (quotes, code, a line's end), shorter words
+    among them ("Donec consequat mi. Quisque vitae dolor."). The identifier reads the
+    placeholder as Latin and the head, fitted on no Latin, read it as an attack: on DEV,
+    the examples of a CSS escaper in npm's manual ("cssesc('Lorem ipsum "dolor" sit
+    'amet' etc.')") and a style guide's comments in the Rust books were 5 of the 26 clean
+    chunks of those sources the cascade flagged. Runs, not words: a few are words of living
+    languages too ("nulla", "sunt"), and an instruction padded with the placeholder is still
+    read in its own language."""
+    cuts: list[tuple[int, int]] = []
+    start = end = count = 0
+    for word in _WORD.finditer(text):
+        if word.group().lower() in PLACEHOLDER_WORDS:
+            start, count = (start, count + 1) if count else (word.start(), 1)
+            end = word.end()
+        elif len(word.group()) >= 3:
+            if count >= PLACEHOLDER_RUN:
+                cuts.append((start, end))
+            count = 0
+    if count >= PLACEHOLDER_RUN:
+        cuts.append((start, end))
+    for cut_start, cut_end in reversed(cuts):
+        text = text[:cut_start] + " " + text[cut_end:]
+    return text
 
 
 def _non_latin_share(letters: list[str]) -> float:
