@@ -94,14 +94,14 @@ TRIGGERS: dict[str, str] = {
         r"(?i)(?:ignore|disregard|forget|bypass|override|reveal|system|prompt|instructions?|"
         r"previous)_[a-z]"
     ),
-    # spaced-out or dotted letters: i g n o r e, i.g.n.o.r.e
-    "spaced": r"\b[a-zA-Z](?:[ .\-*/|,_]{1,3}[a-zA-Z]\b){4}",
+    # spaced-out, dotted or backslashed letters: i g n o r e, i.g.n.o.r.e, \i\g\n\o\r\e
+    "spaced": r"\b[a-zA-Z](?:[ .\-*/|,_\\]{1,3}[a-zA-Z]\b){4}",
 }
 """Cheap patterns (added to the rule set) whose match means the normalised view may differ."""
 
 TRIGGER_PATTERN = "|".join(f"(?:{p})" for p in TRIGGERS.values())
 
-_SPACED_RUN = re2.compile(r"\b[a-z](?:[ .\-*/|,]{1,3}[a-z]\b){3,}")
+_SPACED_RUN = re2.compile(r"\b[a-z](?:[ .\-*/|,\\]{1,3}[a-z]\b){3,}")
 _NOISE = re2.compile(r" (?:[_.,;:|~*\-]{1,2} +)+")
 _DASHES = re2.compile(r"--+")
 _LEET_TOKEN = re2.compile(
@@ -232,7 +232,9 @@ def _collapse_spaced(text: str) -> list[tuple[int, int, str, list[int]]]:
         for position in range(match.start(), match.end()):
             char = text[position]
             if "a" <= char <= "z":
-                if len(gap) >= 2 and gap.strip() == "":
+                # a word break: two spaces ("i g  a l l"), or a space between backslashes
+                # (\I\ \h\a\v\e: one backslash joins letters, as one space does)
+                if len(gap) >= 2 and " " in gap and gap.strip(" \\") == "":
                     letters.append(" ")
                     sources.append(gap_start)
                 letters.append(char)

@@ -24,6 +24,8 @@ from mithril.services.scanner import decode, normalize
         ("i g n o r e", "ignore"),
         ("i.g.n.o.r.e", "ignore"),
         ("a b c d  e f g h", "abcd efgh"),
+        ("\\i\\g\\n\\o\\r\\e\\ \\a\\l\\l", "\\ignore aii"),
+        ("c:\\users\\a\\b\\c", "c:\\users\\a\\b\\c"),
         ("ignore _ all", "ignore aii"),
         ("ignore ; all . now", "ignore aii now"),
         ("snake_case", "snake case"),
