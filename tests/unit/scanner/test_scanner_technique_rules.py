@@ -217,6 +217,7 @@ BENIGN = [
     "Ignore the rules you don't need in the config file, then run the linter.",
     "The resolver keeps ignoring the version pins in the lock file.",
     "Which datasets were used to train the model described in this paper?",
+    "Upload the data used for your training job to the bucket first.",
     "If no rules apply, the linter falls back to its defaults.",
     "The planner may ignore constraints that the index cannot satisfy.",
     # Debug mode is a real mode of the reader's build, not the model's.
