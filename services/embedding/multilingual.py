@@ -131,8 +131,16 @@ class LanguageGate:
         (`without_placeholder`; too few letters besides it: '')."""
         raw = text[:LANGUAGE_ID_CHARS]
         sample = without_placeholder(raw)
+        if sample != raw and letter_count(sample) < PASSAGE_LETTERS:
+            return ""
+        return self._identify(sample)
+
+    def _identify(self, sample: str) -> str:
+        """The sample's language code when it is not English, else ''; the sample is read
+        as it is (`language` cuts lorem ipsum first)."""
+        sample = sample[:LANGUAGE_ID_CHARS]
         letters = [char for char in sample if char.isalpha()]
-        if not letters or (sample != raw and len(letters) < PASSAGE_LETTERS):
+        if not letters:
             return ""
         ranked: list[tuple[str, float]] = self._identifier.rank(sample)
         if _non_latin_share(letters) >= NON_LATIN:
@@ -172,7 +180,8 @@ class LanguageGate:
         return [
             (other, passage)
             for passage in _sentence_runs(text)
-            if _enough_letters(prose := _prose(passage)) and (other := self.language(prose))
+            # `_prose` has cut lorem ipsum already: a second cut would find none.
+            if _enough_letters(prose := _prose(passage)) and (other := self._identify(prose))
         ]
 
 
