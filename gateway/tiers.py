@@ -157,6 +157,17 @@ def _as_float32(value: float) -> float:
     return float(struct.unpack("f", struct.pack("f", value))[0])
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Classified:
+    """The embedding service's Classify answer for one text."""
+
+    probability: float
+    language: str
+    document_probability: float
+    """What retrieved and tool content reads as (`ClassifyResponse.document_probabilities`)."""
+    document_language: str
+
+
 class LocalLearned:
     """The embedding tiers library in this process (the CLI's full cascade): `tiers`, or
     the library loaded from the environment's settings."""
@@ -178,14 +189,15 @@ class LocalLearned:
         else:
             (score,) = await self._tiers.score([text])
         nearest = score.neighbors[0].entry.category if score.neighbors else ""
+        document = origin.is_untrusted_content
         analysis = Analysis(
             learned_findings(
                 which,
                 _as_float32(score.similarity),
                 _as_float32(score.max_similarity),
                 nearest,
-                _as_float32(score.probability),
-                score.language,
+                _as_float32(score.for_documents if document else score.probability),
+                score.language_for_documents if document else score.language,
                 _as_float32(score.near_copy),
             )
         )
@@ -213,7 +225,7 @@ class RemoteLearned:
         self._similarity: MicroBatcher[str, embedding_service_pb2.SimilarityScore] = MicroBatcher(
             self._similarity_batch, max_items=32
         )
-        self._classify: MicroBatcher[str, tuple[float, str]] = MicroBatcher(
+        self._classify: MicroBatcher[str, Classified] = MicroBatcher(
             self._classify_batch, max_items=32
         )
         self._read_lines: MicroBatcher[str, embedding_service_pb2.LineReading] = MicroBatcher(
@@ -232,14 +244,22 @@ class RemoteLearned:
         )
         return list(reply.scores)
 
-    async def _classify_batch(self, texts: list[str]) -> list[tuple[float, str]]:
+    async def _classify_batch(self, texts: list[str]) -> list[Classified]:
         reply = await self._stub.Classify(
             embedding_service_pb2.ClassifyRequest(texts=texts),
             timeout=self._timeout,
             metadata=self._metadata,
         )
         languages = list(reply.languages) or [""] * len(reply.probabilities)
-        return list(zip(reply.probabilities, languages, strict=True))
+        # A service from before documents were read apart sends none: read them as prompts.
+        documents = list(reply.document_probabilities) or list(reply.probabilities)
+        document_languages = list(reply.document_languages) or languages
+        return [
+            Classified(*read)
+            for read in zip(
+                reply.probabilities, languages, documents, document_languages, strict=True
+            )
+        ]
 
     async def _read_lines_batch(self, texts: list[str]) -> list[embedding_service_pb2.LineReading]:
         reply = await self._stub.ReadLines(
@@ -267,10 +287,10 @@ class RemoteLearned:
         try:
             if reads_lines(text, origin, which):
                 analysis, reading = await asyncio.gather(
-                    self._scores(text, which), self._planted_line(text)
+                    self._scores(text, origin, which), self._planted_line(text)
                 )
             else:
-                analysis = await self._scores(text, which)
+                analysis = await self._scores(text, origin, which)
         except grpc.aio.AioRpcError as error:
             if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise ServiceUnavailableError("embedding", error.code().name) from error
@@ -281,7 +301,7 @@ class RemoteLearned:
             analysis, reading.probability, reading.request, reading.relatedness
         )
 
-    async def _scores(self, text: str, which: Collection[str]) -> Analysis:
+    async def _scores(self, text: str, origin: Origin, which: Collection[str]) -> Analysis:
         similarity, probability, max_similarity, nearest, language = 0.0, 0.0, 0.0, "", ""
         near_copy = 0.0
         if "embedding" in which:
@@ -291,7 +311,12 @@ class RemoteLearned:
                 max_similarity = scored.neighbors[0].similarity
                 nearest = scored.neighbors[0].category
         if "classifier" in which:
-            probability, language = await self._classify.submit(text)
+            classified = await self._classify.submit(text)
+            probability, language = (
+                (classified.document_probability, classified.document_language)
+                if origin.is_untrusted_content
+                else (classified.probability, classified.language)
+            )
         return Analysis(
             learned_findings(
                 which, similarity, max_similarity, nearest, probability, language, near_copy

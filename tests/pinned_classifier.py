@@ -17,16 +17,26 @@ from mithril.services.embedding.multilingual import EnglishOpinion, Multilingual
 
 
 def pin_probabilities(
-    classifier: Classifier, pinned: dict[str, float], monkeypatch: pytest.MonkeyPatch
+    classifier: Classifier,
+    pinned: dict[str, float],
+    monkeypatch: pytest.MonkeyPatch,
+    documents: dict[str, float] | None = None,
 ) -> None:
-    """`classifier.classify` answers `pinned[text]` for those texts, as before for others."""
+    """`classifier.classify` answers `pinned[text]` for those texts, as before for others:
+    for prompts, and for documents too unless `documents` pins theirs apart (the combiner's
+    reading below the attack encoder's own)."""
     classify = classifier.classify
+    for_documents = pinned if documents is None else documents
 
     def pinned_classify(
         windows: Windows, texts: list[str], similarity: np.ndarray | None = None
     ) -> list[ClassifierResult]:
         return [
-            replace(result, probability=pinned.get(text, result.probability))
+            replace(
+                result,
+                probability=pinned.get(text, result.probability),
+                document_probability=for_documents.get(text, result.document_probability),
+            )
             for result, text in zip(classify(windows, texts, similarity), texts, strict=True)
         ]
 

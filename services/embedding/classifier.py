@@ -42,6 +42,14 @@ class ClassifierResult:
     loaded."""
     tuned_raw: float | None = None
     """The attack encoder's highest logit over the text's windows, if it is loaded."""
+    document_probability: float | None = None
+    """With the combiner: its probability alone, without the attack encoder flagging on its
+    own, which is how retrieved and tool content is read (`combiner.py` says why). None:
+    the same as `probability`."""
+
+    @property
+    def for_documents(self) -> float:
+        return self.probability if self.document_probability is None else self.document_probability
 
 
 class Classifier:
@@ -150,6 +158,7 @@ class Classifier:
             probabilities = np.maximum(probabilities, self.ngrams.calibration.probability(found))
             ngram_raws = [float(raw) for raw in found]
         tuned_p = None
+        document_probabilities: list[float | None] = [None] * len(texts)
         if self.tuned is not None:
             found = self.tuned.raws(texts)
             tuned_p = self.tuned.probabilities(found)
@@ -164,12 +173,13 @@ class Classifier:
                 np.array(ngram_raws, dtype=np.float64),
                 np.array(tuned_raws, dtype=np.float64),
             )
-            # The attack encoder still flags on its own (see combiner.py).
+            # The attack encoder still flags a prompt on its own (see combiner.py).
             probabilities = np.maximum(combined, tuned_p)
+            document_probabilities = [float(p) for p in combined]
         return [
-            ClassifierResult(float(raw), float(p), ngram_raw, tuned_raw)
-            for raw, p, ngram_raw, tuned_raw in zip(
-                raws, probabilities, ngram_raws, tuned_raws, strict=True
+            ClassifierResult(float(raw), float(p), ngram_raw, tuned_raw, document_p)
+            for raw, p, ngram_raw, tuned_raw, document_p in zip(
+                raws, probabilities, ngram_raws, tuned_raws, document_probabilities, strict=True
             )
         ]
 

@@ -15,10 +15,19 @@ Two parts still flag alone. Similarity, but only a near-copy of a corpus entry
 to the corpus flags its copies whatever the other parts think: the tiers' `near_copy`,
 which the gateway counts beside the classifier (ScoreSimilarity's own score keeps its
 standalone calibration, for a caller that asks only it). And the attack encoder, the
-strongest part, at its own operating point: the combiner is fitted mostly on prompts, and
-BIPIA's VALIDATION contexts carry attack strings the parts were fitted on, so they cannot
-show how it reads a new attack planted in a document; read by the combiner alone, the
-held-out BIPIA attacks caught fell from 94.3 to 90.5 %. `data/combiner.json` is written by
+strongest part, at its own operating point, in a prompt only (`ClassifierResult.
+document_probability`): retrieved and tool content is read by the combiner alone.
+
+The attack encoder flagged documents alone until the twenty-eighth session: BIPIA's
+VALIDATION contexts carry attack strings the parts were fitted on, so they could not show
+how the combiner reads a new attack planted in a document (and, read by the combiner
+alone, the held-out BIPIA attacks caught had fallen from 94.3 to 90.5 %). DEV rows now
+show it, and say otherwise: of the VALIDATION prompts planted in VALIDATION documents
+(`train.planted_samples`), the encoder's own flag adds 1 of 831 to the cascade (and 3 of
+633 BIPIA VALIDATION attacks, whose strings it was fitted on), while its operating point,
+within 0.1 of the head's highest logit (3.64 of 3.73), is where clean documentation lands
+too: it flagged 6 of DEV's 828 README chunks, 3 of its 1,530 chunks of the Rust books and
+1 of its 750 docstrings that nothing else flags. `data/combiner.json` is written by
 `training/combiner.py` (fitted on VALIDATION rows, its threshold chosen out of fold).
 """
 

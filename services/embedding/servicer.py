@@ -84,6 +84,8 @@ class EmbeddingServicer(pb_grpc.EmbeddingServiceServicer):
         return pb.ClassifyResponse(
             probabilities=[s.probability for s in scores],
             languages=[s.language for s in scores],
+            document_probabilities=[s.for_documents for s in scores],
+            document_languages=[s.language_for_documents for s in scores],
         )
 
     async def ReadLines(

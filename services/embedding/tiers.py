@@ -72,6 +72,30 @@ class TierScore:
     when the combiner runs: 0.5 at a near-copy of a corpus entry (`combiner.py`); else the
     same as `similarity`."""
 
+    document_probability: float | None = None
+    """How retrieved and tool content reads: the classifier's probability without the
+    attack encoder flagging on its own (`ClassifierResult.document_probability`), or the
+    multilingual model's where it reads higher; None: the same as `probability`."""
+    document_language: str | None = None
+    """The language behind `document_probability`, as `language` is behind `probability`;
+    None: the same as `language`."""
+
+    @property
+    def for_documents(self) -> float:
+        return self.probability if self.document_probability is None else self.document_probability
+
+    @property
+    def language_for_documents(self) -> str:
+        return self.language if self.document_language is None else self.document_language
+
+    def read_for_documents(self, probability: float, language: str) -> TierScore:
+        """This score with documents reading `probability` (the multilingual model's, read
+        as `language`) where it is higher than what they read now: another reading below
+        the prompts' probability (the attack encoder's own) may be above the combiner's."""
+        if probability <= self.for_documents:
+            return self
+        return replace(self, document_probability=probability, document_language=language)
+
     @property
     def similarity_language(self) -> str:
         """The language of the model that gave `similarity`: '' for the English one."""
@@ -193,28 +217,45 @@ class EmbeddingTiers:
                         probability=other.probability,
                         language=other.language,
                         passage=True,
+                        document_probability=None,
+                        document_language=None,
                     )
                 )
             else:
-                results.append(scores[i])
+                results.append(scores[i].read_for_documents(other.probability, other.language))
         return results
 
     def _ask_second_opinion(self, texts: list[str], scores: dict[int, TierScore]) -> None:
         """Where the English classifier is unsure of a text, the multilingual head reads it
-        too, and the higher probability stands (see `multilingual.py`)."""
+        too, and the higher probability stands (see `multilingual.py`); for a prompt and
+        for a document each, as each reads the English classifier."""
         opinion = self.multilingual.english_opinion if self.multilingual else None
         if opinion is None:
             return
-        unsure = [i for i, s in scores.items() if opinion.asks(s.probability)]
+        unsure = [
+            i
+            for i, s in scores.items()
+            if opinion.asks(s.probability) or opinion.asks(s.for_documents)
+        ]
         if not unsure:
             return
         assert self.multilingual is not None
         read = self.multilingual.second_opinion([texts[i] for i in unsure])
         for i, probability in zip(unsure, read, strict=True):
-            if probability is not None and probability > scores[i].probability:
-                scores[i] = replace(
-                    scores[i], probability=probability, language="en", second_opinion=True
+            if probability is None:
+                continue
+            score = scores[i]
+            if opinion.asks(score.for_documents):
+                score = score.read_for_documents(probability, "en")
+            if opinion.asks(score.probability) and probability > score.probability:
+                # What documents read is pinned first: None would follow the prompts'.
+                score = replace(
+                    score,
+                    document_probability=score.for_documents,
+                    document_language=score.language_for_documents,
                 )
+                score = replace(score, probability=probability, language="en", second_opinion=True)
+            scores[i] = score
 
     def _score_english(self, texts: list[str], top_k: int) -> list[TierScore]:
         if not texts:
@@ -230,7 +271,14 @@ class EmbeddingTiers:
             else [s.score for s in similar]
         )
         return [
-            TierScore(s.score, c.probability, s.neighbors, s.raw, near_copy=n)
+            TierScore(
+                s.score,
+                c.probability,
+                s.neighbors,
+                s.raw,
+                near_copy=n,
+                document_probability=c.document_probability,
+            )
             for s, c, n in zip(similar, classified, near, strict=True)
         ]
 

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,mithril/embedding/v1/embedding_service.proto\x12\x14mithril.embedding.v1\"\x1d\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"\x1b\n\tEmbedding\x12\x0e\n\x06values\x18\x01 \x03(\x02\"~\n\rEmbedResponse\x12\x33\n\nembeddings\x18\x01 \x03(\x0b\x32\x1f.mithril.embedding.v1.Embedding\x12\r\n\x05model\x18\x02 \x01(\t\x12\x12\n\ndimensions\x18\x03 \x01(\x05\x12\x15\n\rprompt_tokens\x18\x04 \x01(\x05\"6\n\x16ScoreSimilarityRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12\r\n\x05top_k\x18\x02 \x01(\x05\"L\n\x08Neighbor\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nsimilarity\x18\x02 \x01(\x02\x12\x10\n\x08\x63\x61tegory\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\"x\n\x0fSimilarityScore\x12\r\n\x05score\x18\x01 \x01(\x02\x12\x31\n\tneighbors\x18\x02 \x03(\x0b\x32\x1e.mithril.embedding.v1.Neighbor\x12\x10\n\x08language\x18\x03 \x01(\t\x12\x11\n\tnear_copy\x18\x04 \x01(\x02\"P\n\x17ScoreSimilarityResponse\x12\x35\n\x06scores\x18\x01 \x03(\x0b\x32%.mithril.embedding.v1.SimilarityScore\" \n\x0f\x43lassifyRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"<\n\x10\x43lassifyResponse\x12\x15\n\rprobabilities\x18\x01 \x03(\x02\x12\x11\n\tlanguages\x18\x02 \x03(\t\"!\n\x10ReadLinesRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"H\n\x0bLineReading\x12\x13\n\x0bprobability\x18\x01 \x01(\x02\x12\x0f\n\x07request\x18\x02 \x01(\x02\x12\x13\n\x0brelatedness\x18\x03 \x01(\x02\"H\n\x11ReadLinesResponse\x12\x33\n\x08readings\x18\x01 \x03(\x0b\x32!.mithril.embedding.v1.LineReading\"\x15\n\x13GetModelInfoRequest\"\xb8\x01\n\x14GetModelInfoResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x12\n\ndimensions\x18\x02 \x01(\x05\x12\x0f\n\x07runtime\x18\x03 \x01(\t\x12\x13\n\x0b\x63orpus_size\x18\x04 \x01(\x05\x12\x1a\n\x12\x63lassifier_version\x18\x05 \x01(\t\x12\x1c\n\x14multilingual_version\x18\x06 \x01(\t\x12\x1d\n\x15planted_lines_version\x18\x07 \x01(\t2\xf4\x03\n\x10\x45mbeddingService\x12P\n\x05\x45mbed\x12\".mithril.embedding.v1.EmbedRequest\x1a#.mithril.embedding.v1.EmbedResponse\x12n\n\x0fScoreSimilarity\x12,.mithril.embedding.v1.ScoreSimilarityRequest\x1a-.mithril.embedding.v1.ScoreSimilarityResponse\x12Y\n\x08\x43lassify\x12%.mithril.embedding.v1.ClassifyRequest\x1a&.mithril.embedding.v1.ClassifyResponse\x12\\\n\tReadLines\x12&.mithril.embedding.v1.ReadLinesRequest\x1a\'.mithril.embedding.v1.ReadLinesResponse\x12\x65\n\x0cGetModelInfo\x12).mithril.embedding.v1.GetModelInfoRequest\x1a*.mithril.embedding.v1.GetModelInfoResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n,mithril/embedding/v1/embedding_service.proto\x12\x14mithril.embedding.v1\"\x1d\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"\x1b\n\tEmbedding\x12\x0e\n\x06values\x18\x01 \x03(\x02\"~\n\rEmbedResponse\x12\x33\n\nembeddings\x18\x01 \x03(\x0b\x32\x1f.mithril.embedding.v1.Embedding\x12\r\n\x05model\x18\x02 \x01(\t\x12\x12\n\ndimensions\x18\x03 \x01(\x05\x12\x15\n\rprompt_tokens\x18\x04 \x01(\x05\"6\n\x16ScoreSimilarityRequest\x12\r\n\x05texts\x18\x01 \x03(\t\x12\r\n\x05top_k\x18\x02 \x01(\x05\"L\n\x08Neighbor\x12\n\n\x02id\x18\x01 \x01(\t\x12\x12\n\nsimilarity\x18\x02 \x01(\x02\x12\x10\n\x08\x63\x61tegory\x18\x03 \x01(\t\x12\x0e\n\x06source\x18\x04 \x01(\t\"x\n\x0fSimilarityScore\x12\r\n\x05score\x18\x01 \x01(\x02\x12\x31\n\tneighbors\x18\x02 \x03(\x0b\x32\x1e.mithril.embedding.v1.Neighbor\x12\x10\n\x08language\x18\x03 \x01(\t\x12\x11\n\tnear_copy\x18\x04 \x01(\x02\"P\n\x17ScoreSimilarityResponse\x12\x35\n\x06scores\x18\x01 \x03(\x0b\x32%.mithril.embedding.v1.SimilarityScore\" \n\x0f\x43lassifyRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"x\n\x10\x43lassifyResponse\x12\x15\n\rprobabilities\x18\x01 \x03(\x02\x12\x11\n\tlanguages\x18\x02 \x03(\t\x12\x1e\n\x16\x64ocument_probabilities\x18\x03 \x03(\x02\x12\x1a\n\x12\x64ocument_languages\x18\x04 \x03(\t\"!\n\x10ReadLinesRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"H\n\x0bLineReading\x12\x13\n\x0bprobability\x18\x01 \x01(\x02\x12\x0f\n\x07request\x18\x02 \x01(\x02\x12\x13\n\x0brelatedness\x18\x03 \x01(\x02\"H\n\x11ReadLinesResponse\x12\x33\n\x08readings\x18\x01 \x03(\x0b\x32!.mithril.embedding.v1.LineReading\"\x15\n\x13GetModelInfoRequest\"\xb8\x01\n\x14GetModelInfoResponse\x12\r\n\x05model\x18\x01 \x01(\t\x12\x12\n\ndimensions\x18\x02 \x01(\x05\x12\x0f\n\x07runtime\x18\x03 \x01(\t\x12\x13\n\x0b\x63orpus_size\x18\x04 \x01(\x05\x12\x1a\n\x12\x63lassifier_version\x18\x05 \x01(\t\x12\x1c\n\x14multilingual_version\x18\x06 \x01(\t\x12\x1d\n\x15planted_lines_version\x18\x07 \x01(\t2\xf4\x03\n\x10\x45mbeddingService\x12P\n\x05\x45mbed\x12\".mithril.embedding.v1.EmbedRequest\x1a#.mithril.embedding.v1.EmbedResponse\x12n\n\x0fScoreSimilarity\x12,.mithril.embedding.v1.ScoreSimilarityRequest\x1a-.mithril.embedding.v1.ScoreSimilarityResponse\x12Y\n\x08\x43lassify\x12%.mithril.embedding.v1.ClassifyRequest\x1a&.mithril.embedding.v1.ClassifyResponse\x12\\\n\tReadLines\x12&.mithril.embedding.v1.ReadLinesRequest\x1a\'.mithril.embedding.v1.ReadLinesResponse\x12\x65\n\x0cGetModelInfo\x12).mithril.embedding.v1.GetModelInfoRequest\x1a*.mithril.embedding.v1.GetModelInfoResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -48,17 +48,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CLASSIFYREQUEST']._serialized_start=596
   _globals['_CLASSIFYREQUEST']._serialized_end=628
   _globals['_CLASSIFYRESPONSE']._serialized_start=630
-  _globals['_CLASSIFYRESPONSE']._serialized_end=690
-  _globals['_READLINESREQUEST']._serialized_start=692
-  _globals['_READLINESREQUEST']._serialized_end=725
-  _globals['_LINEREADING']._serialized_start=727
-  _globals['_LINEREADING']._serialized_end=799
-  _globals['_READLINESRESPONSE']._serialized_start=801
-  _globals['_READLINESRESPONSE']._serialized_end=873
-  _globals['_GETMODELINFOREQUEST']._serialized_start=875
-  _globals['_GETMODELINFOREQUEST']._serialized_end=896
-  _globals['_GETMODELINFORESPONSE']._serialized_start=899
-  _globals['_GETMODELINFORESPONSE']._serialized_end=1083
-  _globals['_EMBEDDINGSERVICE']._serialized_start=1086
-  _globals['_EMBEDDINGSERVICE']._serialized_end=1586
+  _globals['_CLASSIFYRESPONSE']._serialized_end=750
+  _globals['_READLINESREQUEST']._serialized_start=752
+  _globals['_READLINESREQUEST']._serialized_end=785
+  _globals['_LINEREADING']._serialized_start=787
+  _globals['_LINEREADING']._serialized_end=859
+  _globals['_READLINESRESPONSE']._serialized_start=861
+  _globals['_READLINESRESPONSE']._serialized_end=933
+  _globals['_GETMODELINFOREQUEST']._serialized_start=935
+  _globals['_GETMODELINFOREQUEST']._serialized_end=956
+  _globals['_GETMODELINFORESPONSE']._serialized_start=959
+  _globals['_GETMODELINFORESPONSE']._serialized_end=1143
+  _globals['_EMBEDDINGSERVICE']._serialized_start=1146
+  _globals['_EMBEDDINGSERVICE']._serialized_end=1646
 # @@protoc_insertion_point(module_scope)

@@ -75,12 +75,16 @@ class ClassifyRequest(_message.Message):
     def __init__(self, texts: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ClassifyResponse(_message.Message):
-    __slots__ = ("probabilities", "languages")
+    __slots__ = ("probabilities", "languages", "document_probabilities", "document_languages")
     PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
     LANGUAGES_FIELD_NUMBER: _ClassVar[int]
+    DOCUMENT_PROBABILITIES_FIELD_NUMBER: _ClassVar[int]
+    DOCUMENT_LANGUAGES_FIELD_NUMBER: _ClassVar[int]
     probabilities: _containers.RepeatedScalarFieldContainer[float]
     languages: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, probabilities: _Optional[_Iterable[float]] = ..., languages: _Optional[_Iterable[str]] = ...) -> None: ...
+    document_probabilities: _containers.RepeatedScalarFieldContainer[float]
+    document_languages: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, probabilities: _Optional[_Iterable[float]] = ..., languages: _Optional[_Iterable[str]] = ..., document_probabilities: _Optional[_Iterable[float]] = ..., document_languages: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ReadLinesRequest(_message.Message):
     __slots__ = ("texts",)

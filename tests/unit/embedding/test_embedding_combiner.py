@@ -79,6 +79,9 @@ def test_the_shipped_combiner_gives_the_tiers_probability(
         # The combiner's reading, or the attack encoder's own where it reads higher.
         expected = np.maximum(combiner.probabilities(*raws), encoder.probabilities(raws[3]))
         assert [s.probability for s in scores] == pytest.approx(expected.tolist())
+        # Retrieved and tool content reads the combiner alone.
+        combined = combiner.probabilities(*raws).tolist()
+        assert [s.for_documents for s in scores] == pytest.approx(combined)
         assert scores[0].probability >= 0.5 > max(s.probability for s in scores[1:])
         # Not the parts' own verdict: the tier's probability is the combiner's, not theirs.
         windows = english.encoder.encode_windows(TEXTS, english.settings.max_windows)
@@ -171,3 +174,45 @@ def test_the_attack_encoder_still_flags_alone(
     (attack,) = tiers.score_sync([TEXTS[0]])
     own = encoder.probabilities(encoder.raws([TEXTS[0]]))[0]
     assert attack.probability == pytest.approx(own) and own >= 0.5
+
+
+def test_a_document_is_not_flagged_by_the_attack_encoder_alone(
+    tiers: EmbeddingTiers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The attack encoder's operating point was chosen on prompts: in retrieved and tool
+    content only the combiner's reading counts, in-process as over gRPC."""
+    import asyncio
+
+    from mithril.gateway.tiers import LocalLearned
+
+    shipped = tiers.classifier.combiner
+    assert shipped is not None
+    deaf = Combiner((0.0, 0.0, 0.0, 0.0), -50.0, shipped.calibration, shipped.similarity_alone)
+    monkeypatch.setattr(tiers.classifier, "combiner", deaf)
+    (attack,) = tiers.score_sync([TEXTS[0]])
+    assert attack.probability >= 0.5 and attack.for_documents < 0.01
+
+    learned = LocalLearned(tiers)
+
+    def classified(origin: Origin) -> float:
+        found = asyncio.run(learned.learned(TEXTS[0], origin, ("classifier",))).findings
+        return max((f.confidence for f in found if f.rule_id == "embedding.classifier"), default=0)
+
+    assert classified(Origin.USER) >= 0.5
+    assert classified(Origin.RETRIEVAL) < 0.5 and classified(Origin.TOOL) < 0.5
+
+
+def test_a_lower_reading_still_raises_what_a_document_reads_as() -> None:
+    """A passage's or a second opinion's probability below the prompt's (the attack
+    encoder's own) may be above the combiner's, which a document reads, and then its
+    language is the document's."""
+    from mithril.services.embedding.tiers import TierScore
+
+    score = TierScore(0.0, 0.8, (), document_probability=0.2)
+    raised = score.read_for_documents(0.6, "de")
+    assert (raised.for_documents, raised.language_for_documents) == (0.6, "de")
+    assert (raised.probability, raised.language) == (0.8, "")
+    assert score.read_for_documents(0.1, "de") is score
+    plain = TierScore(0.0, 0.8, ())
+    assert (plain.for_documents, plain.language_for_documents) == (0.8, "")
+    assert plain.read_for_documents(0.7, "de") is plain
