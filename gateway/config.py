@@ -103,6 +103,12 @@ class GatewaySettings(BaseSettings):
         description="The attack classifier's probability at which retrieved and tool content"
         " counts as 0.5 (prompts: 0.5); 0.5 leaves it alone (gateway/document_scale.py).",
     )
+    document_attack_encoder: bool = Field(
+        False,
+        description="Let the attack encoder flag retrieved and tool content on its own, at"
+        " the operating point chosen on prompts, as it flags prompts (false: documents are"
+        " read by the combiner alone; services/embedding/combiner.py says why).",
+    )
     upstream_url: str = Field(
         "https://api.openai.com/v1",
         description="Embedded default policy: the OpenAI-compatible upstream; callers' own"

@@ -170,9 +170,14 @@ class Classified:
 
 class LocalLearned:
     """The embedding tiers library in this process (the CLI's full cascade): `tiers`, or
-    the library loaded from the environment's settings."""
+    the library loaded from the environment's settings. `document_attack_encoder`: read
+    retrieved and tool content as prompts are, the attack encoder flagging it alone too
+    (GatewaySettings.document_attack_encoder)."""
 
-    def __init__(self, tiers: EmbeddingTiers | None = None) -> None:
+    def __init__(
+        self, tiers: EmbeddingTiers | None = None, document_attack_encoder: bool = False
+    ) -> None:
+        self._documents_as_prompts = document_attack_encoder
         if tiers is None:
             from mithril.services.embedding.config import EmbeddingSettings
             from mithril.services.embedding.tiers import EmbeddingTiers
@@ -189,7 +194,7 @@ class LocalLearned:
         else:
             (score,) = await self._tiers.score([text])
         nearest = score.neighbors[0].entry.category if score.neighbors else ""
-        document = origin.is_untrusted_content
+        document = origin.is_untrusted_content and not self._documents_as_prompts
         analysis = Analysis(
             learned_findings(
                 which,
@@ -217,7 +222,11 @@ class LocalLearned:
 class RemoteLearned:
     """EmbeddingService over gRPC: ScoreSimilarity and Classify, batched under load."""
 
-    def __init__(self, target: str, token: str, timeout: float) -> None:
+    def __init__(
+        self, target: str, token: str, timeout: float, document_attack_encoder: bool = False
+    ) -> None:
+        """`document_attack_encoder`: as `LocalLearned` takes it."""
+        self._documents_as_prompts = document_attack_encoder
         self._channel = open_channel(target)
         self._stub = embedding_service_pb2_grpc.EmbeddingServiceStub(self._channel)
         self._metadata: Sequence[tuple[str, str]] = bearer_metadata(token)
@@ -314,7 +323,7 @@ class RemoteLearned:
             classified = await self._classify.submit(text)
             probability, language = (
                 (classified.document_probability, classified.document_language)
-                if origin.is_untrusted_content
+                if origin.is_untrusted_content and not self._documents_as_prompts
                 else (classified.probability, classified.language)
             )
         return Analysis(
@@ -479,7 +488,10 @@ def remote_tiers(settings: GatewaySettings) -> Tiers:
     enabled = set(settings.learned_tiers)
     learned = (
         RemoteLearned(
-            settings.embedding_addr, settings.service_token, settings.service_timeout_seconds
+            settings.embedding_addr,
+            settings.service_token,
+            settings.service_timeout_seconds,
+            settings.document_attack_encoder,
         )
         if enabled & {"embedding", "classifier"}
         else None
@@ -492,10 +504,13 @@ def remote_tiers(settings: GatewaySettings) -> Tiers:
     return Tiers(learned, judge, frozenset(enabled), settings.document_classifier_threshold)
 
 
-def local_tiers(document_threshold: float = OFF) -> Tiers:
+def local_tiers(document_threshold: float = OFF, document_attack_encoder: bool = False) -> Tiers:
     """Every tier in this process: the embedding library, and the judge library when an
-    LLM is configured (MITHRIL_JUDGE_BASE_URL). `document_threshold`: as `Tiers` takes it."""
+    LLM is configured (MITHRIL_JUDGE_BASE_URL). `document_threshold`: as `Tiers` takes it;
+    `document_attack_encoder`: as `LocalLearned` does."""
     judge = LocalJudge()
     return Tiers(
-        LocalLearned(), judge if judge.available else None, document_threshold=document_threshold
+        LocalLearned(document_attack_encoder=document_attack_encoder),
+        judge if judge.available else None,
+        document_threshold=document_threshold,
     )

@@ -36,7 +36,11 @@ class LocalPipeline:
         wanted = set(settings.learned_tiers) & policy.detectors
         # The full cascade, in-process: the learned tiers load the model (and, the first
         # time, embed the attack corpus); the judge joins when an LLM is configured.
-        tiers = local_tiers(settings.document_classifier_threshold) if wanted else None
+        tiers = (
+            local_tiers(settings.document_classifier_threshold, settings.document_attack_encoder)
+            if wanted
+            else None
+        )
         self.firewall = Firewall(LocalDetectors(), policy, tiers)
         self.max_text_chars = settings.max_text_chars
 

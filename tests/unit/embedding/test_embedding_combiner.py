@@ -192,14 +192,15 @@ def test_a_document_is_not_flagged_by_the_attack_encoder_alone(
     (attack,) = tiers.score_sync([TEXTS[0]])
     assert attack.probability >= 0.5 and attack.for_documents < 0.01
 
-    learned = LocalLearned(tiers)
-
-    def classified(origin: Origin) -> float:
+    def classified(origin: Origin, document_attack_encoder: bool = False) -> float:
+        learned = LocalLearned(tiers, document_attack_encoder)
         found = asyncio.run(learned.learned(TEXTS[0], origin, ("classifier",))).findings
         return max((f.confidence for f in found if f.rule_id == "embedding.classifier"), default=0)
 
     assert classified(Origin.USER) >= 0.5
     assert classified(Origin.RETRIEVAL) < 0.5 and classified(Origin.TOOL) < 0.5
+    # A deployment may read documents as prompts (MITHRIL_GATEWAY_DOCUMENT_ATTACK_ENCODER).
+    assert classified(Origin.RETRIEVAL, document_attack_encoder=True) >= 0.5
 
 
 def test_a_lower_reading_still_raises_what_a_document_reads_as() -> None:

@@ -100,3 +100,11 @@ def test_the_setting_is_read_from_the_environment_and_checked(
     monkeypatch.setenv("MITHRIL_GATEWAY_DOCUMENT_CLASSIFIER_THRESHOLD", "1.5")
     with pytest.raises(ValidationError):
         GatewaySettings()
+
+
+def test_documents_are_read_without_the_attack_encoder_alone_unless_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert GatewaySettings().document_attack_encoder is False
+    monkeypatch.setenv("MITHRIL_GATEWAY_DOCUMENT_ATTACK_ENCODER", "true")
+    assert GatewaySettings().document_attack_encoder is True
