@@ -47,10 +47,6 @@ class ClassifierResult:
     own, which is how retrieved and tool content is read (`combiner.py` says why). None:
     the same as `probability`."""
 
-    @property
-    def for_documents(self) -> float:
-        return self.probability if self.document_probability is None else self.document_probability
-
 
 class Classifier:
     def __init__(
