@@ -167,6 +167,18 @@ class Classified:
     """What retrieved and tool content reads as (`ClassifyResponse.document_probabilities`)."""
     document_language: str
 
+    def reading(self, as_document: bool) -> tuple[float, str]:
+        """The probability and its language for a prompt, or for retrieved and tool content."""
+        if as_document:
+            return self.document_probability, self.document_language
+        return self.probability, self.language
+
+
+def reads_as_document(origin: Origin, document_attack_encoder: bool) -> bool:
+    """Whether the classifier's document reading is the one for `origin`: retrieved and
+    tool content, unless the deployment lets the attack encoder flag it alone too."""
+    return origin.is_untrusted_content and not document_attack_encoder
+
 
 class LocalLearned:
     """The embedding tiers library in this process (the CLI's full cascade): `tiers`, or
@@ -177,7 +189,7 @@ class LocalLearned:
     def __init__(
         self, tiers: EmbeddingTiers | None = None, document_attack_encoder: bool = False
     ) -> None:
-        self._documents_as_prompts = document_attack_encoder
+        self._document_attack_encoder = document_attack_encoder
         if tiers is None:
             from mithril.services.embedding.config import EmbeddingSettings
             from mithril.services.embedding.tiers import EmbeddingTiers
@@ -194,15 +206,20 @@ class LocalLearned:
         else:
             (score,) = await self._tiers.score([text])
         nearest = score.neighbors[0].entry.category if score.neighbors else ""
-        document = origin.is_untrusted_content and not self._documents_as_prompts
+        classified = Classified(
+            score.probability, score.language, score.for_documents, score.language_for_documents
+        )
+        probability, language = classified.reading(
+            reads_as_document(origin, self._document_attack_encoder)
+        )
         analysis = Analysis(
             learned_findings(
                 which,
                 _as_float32(score.similarity),
                 _as_float32(score.max_similarity),
                 nearest,
-                _as_float32(score.for_documents if document else score.probability),
-                score.language_for_documents if document else score.language,
+                _as_float32(probability),
+                language,
                 _as_float32(score.near_copy),
             )
         )
@@ -226,7 +243,7 @@ class RemoteLearned:
         self, target: str, token: str, timeout: float, document_attack_encoder: bool = False
     ) -> None:
         """`document_attack_encoder`: as `LocalLearned` takes it."""
-        self._documents_as_prompts = document_attack_encoder
+        self._document_attack_encoder = document_attack_encoder
         self._channel = open_channel(target)
         self._stub = embedding_service_pb2_grpc.EmbeddingServiceStub(self._channel)
         self._metadata: Sequence[tuple[str, str]] = bearer_metadata(token)
@@ -321,10 +338,8 @@ class RemoteLearned:
                 nearest = scored.neighbors[0].category
         if "classifier" in which:
             classified = await self._classify.submit(text)
-            probability, language = (
-                (classified.document_probability, classified.document_language)
-                if origin.is_untrusted_content and not self._documents_as_prompts
-                else (classified.probability, classified.language)
+            probability, language = classified.reading(
+                reads_as_document(origin, self._document_attack_encoder)
             )
         return Analysis(
             learned_findings(

@@ -248,13 +248,15 @@ class EmbeddingTiers:
             if opinion.asks(score.for_documents):
                 score = score.read_for_documents(probability, "en")
             if opinion.asks(score.probability) and probability > score.probability:
-                # What documents read is pinned first: None would follow the prompts'.
+                # What documents read is pinned: None would follow the prompts' new reading.
                 score = replace(
                     score,
+                    probability=probability,
+                    language="en",
+                    second_opinion=True,
                     document_probability=score.for_documents,
                     document_language=score.language_for_documents,
                 )
-                score = replace(score, probability=probability, language="en", second_opinion=True)
             scores[i] = score
 
     def _score_english(self, texts: list[str], top_k: int) -> list[TierScore]:
