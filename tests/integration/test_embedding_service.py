@@ -141,7 +141,8 @@ async def test_documents_are_read_without_the_attack_encoder_alone(
     a combiner that reads nothing as an attack, the attack encoder's own verdict still flags
     the prompt, and the gateway reads the same text retrieved as the combiner does."""
     from mithril.domain import Origin
-    from mithril.gateway.tiers import RemoteLearned, Tiers
+    from mithril.gateway.config import GatewaySettings
+    from mithril.gateway.tiers import RemoteLearned, Tiers, remote_tiers
     from mithril.services.embedding.combiner import Combiner
 
     shipped = embedding.tiers.classifier.combiner
@@ -157,7 +158,12 @@ async def test_documents_are_read_without_the_attack_encoder_alone(
     assert reply.probabilities[0] >= 0.5 and reply.document_probabilities[0] < 0.01
     address = f"127.0.0.1:{embedding.handle.port}"
     tiers = Tiers(RemoteLearned(address, "", 10.0), None)
-    as_prompts = Tiers(RemoteLearned(address, "", 10.0, document_attack_encoder=True), None)
+    # The setting reaches the backend the deployment builds from its settings.
+    as_prompts = remote_tiers(
+        GatewaySettings(
+            embedding_addr=address, learned_tiers=["classifier"], document_attack_encoder=True
+        )
+    )
     try:
         prompt = await tiers.learned(text, Origin.USER, ("classifier",))
         retrieved = await tiers.learned(text, Origin.RETRIEVAL, ("classifier",))
