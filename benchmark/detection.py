@@ -19,6 +19,9 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/debian-docs (with `documentation=True` too): the READMEs of the Debian packages
   under /usr/share/doc, cut the same way (`debian_docs.py`), benign, every row HELD_OUT:
   documentation nothing was ever chosen on. Scanned as `Origin.RETRIEVAL`.
+- benign/man-pages (with `documentation=True` too): the machine's manual pages under
+  /usr/share/man, rendered by groff and cut the same way (`man_pages.py`), benign, held out by
+  Debian package; no training script reads them. Scanned as `Origin.RETRIEVAL`.
 - pii/presidio-synth.json (source `benign/presidio-synth`): presidio-research's synthetic
   sentences filled with personal data (names, addresses, card numbers, ...), benign. A row is
   HELD-OUT when its template is (sha256(template id) % 5 == 0), so a held-out sentence's
@@ -58,7 +61,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mithril.benchmark import debian_docs, package_docs, python_docs, toolchain_docs
+from mithril.benchmark import debian_docs, man_pages, package_docs, python_docs, toolchain_docs
 from mithril.benchmark.near_duplicates import CLOSE, NEAR, DevIndex
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.translated import load as load_translated
@@ -562,13 +565,20 @@ def _debian_docs() -> list[Row]:
     ]
 
 
-def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, list[Row]]:
+def _man_pages() -> list[Row]:
+    return _chunk_rows(man_pages.documents(), "man-pages")
+
+
+def load_sources(
+    datasets_dir: Path, documentation: bool = False, manual: bool = True
+) -> dict[str, list[Row]]:
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
     `documentation` the standard library's docstrings (`python_docs.SOURCE`), the
     installed distributions' READMEs (`package_docs.SOURCE`) and, where the machine has
     them, the Debian packages' READMEs (`debian_docs.SOURCE`, all held out), npm's manual
-    and READMEs (`toolchain_docs.NPM_SOURCE`) and the Rust toolchain's books
-    (`toolchain_docs.RUST_SOURCE`)."""
+    and READMEs (`toolchain_docs.NPM_SOURCE`), the Rust toolchain's books
+    (`toolchain_docs.RUST_SOURCE`) and, unless `manual` is False, the manual pages
+    (`man_pages.SOURCE`, held out by package; rendering them takes a while)."""
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
@@ -607,6 +617,8 @@ def load_sources(datasets_dir: Path, documentation: bool = False) -> dict[str, l
         ):
             if rows := _chunk_rows(chunks, name.removeprefix("benign/")):
                 sources[name] = rows
+        if manual and (pages := _man_pages()):
+            sources[man_pages.SOURCE] = pages
     return sources
 
 
@@ -746,6 +758,12 @@ def run_detection(
         " under its package's licence, read in place), cut as the distributions' READMEs are;"
         " benign, scanned as Origin.RETRIEVAL; every row held out: nothing was ever chosen on"
         " them.",
+        f"{man_pages.SOURCE} (when measured): the English manual pages under"
+        f" {man_pages.MAN_ROOT} (each under its package's licence, read in place), rendered by"
+        " groff at 100 columns and cut as the READMEs are (at most"
+        f" {man_pages.MAX_CHUNKS_PER_PAGE} chunks a page, {man_pages.MAX_CHUNKS} a Debian"
+        " package); benign, scanned as Origin.RETRIEVAL; held out by package (sha256 of its"
+        " name); no training script reads them.",
         f"contested = benign rows whose first {OPENING_CHARS} characters (whitespace collapsed,"
         " case folded) open an attack row of the same source: the source labels that template"
         " both ways. They count in FPR; 'FPR uncontested' leaves them out.",

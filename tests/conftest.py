@@ -55,6 +55,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+@pytest.fixture(autouse=True)
+def _no_machine_manual(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The benchmark's loaders leave the machine's manual pages out (rendering them takes
+    tens of seconds); a test of them points `man_pages.MAN_ROOT` at pages of its own."""
+    from mithril.benchmark import man_pages
+
+    monkeypatch.setattr(man_pages, "MAN_ROOT", tmp_path_factory.getbasetemp() / "no-man-pages")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     """No test reads or writes the developer's ~/.mithril (event log, admin token)."""

@@ -231,12 +231,13 @@ def samples(
     # With the standard library's docstrings (clean documentation, which the tiers had
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
     # of which they flagged one in seven held-out as attacks).
-    for source, rows in load_sources(datasets, documentation=True).items():
+    for source, rows in load_sources(datasets, documentation=True, manual=False).items():
         if (
             (source == PRESIDIO and not personal_data)
             or (source == package_docs.SOURCE and not readmes)
             or (source in TOOLCHAIN_SOURCES and not toolchain)
-            # Debian's READMEs are the benchmark's alone: no training script reads them.
+            # Debian's READMEs are the benchmark's alone: no training script reads them
+            # (nor the manual pages, not loaded at all).
             or source == debian_docs.SOURCE
         ):
             continue
