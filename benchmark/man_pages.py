@@ -39,9 +39,10 @@ MAX_BYTES = 512 * 1024
 """Larger page sources are skipped (none of a page's first chunks needs more)."""
 RENDER_TIMEOUT_SECONDS = 20.0
 UNOWNED = "(no package)"
-_LEFT_ALIGNED = ".ad l\n.de ad\n..\n"
-"""Left-aligned lines, and the macros' own `.ad b` made a no-op (as man-db's --nj does):
-justification would pad the words with spaces."""
+_AS_WRITTEN = ".ad l\n.de ad\n..\n.nh\n.de hy\n..\n"
+"""Left-aligned, unhyphenated lines, and the macros' own `.ad b` and `.hy` made no-ops (as
+man-db's --nj and --nh do; the BSD macros ignore -rHY=0): justification would pad the words
+with spaces, and hyphenation cut them in two."""
 
 
 def page_files(root: Path) -> list[Path]:
@@ -104,7 +105,7 @@ def render(source: str) -> str | None:
                 # 100 columns, unhyphenated: words as they were written.
                 *("-rLL=100n", "-rLT=100n", "-rHY=0"),
             ],
-            input=(_LEFT_ALIGNED + source).encode("utf-8"),
+            input=(_AS_WRITTEN + source).encode("utf-8"),
             capture_output=True,
             timeout=RENDER_TIMEOUT_SECONDS,
             check=False,

@@ -35,6 +35,19 @@ def _page(name: str, section: int, sections: int = 1) -> str:
     )
 
 
+def _bsd_page(name: str) -> str:
+    """A page in the BSD macros (mdoc), which hyphenate unless told not to."""
+    words = (
+        "Upon receipt of the request, the server calls a dispatch routine to perform the"
+        " requested service, and the internationalization considerations, notwithstanding,"
+        " remain characteristically incomprehensible to the administrators. "
+    )
+    return (
+        f".Dd December 6, 2026\n.Dt {name.upper()} 3\n.Os\n.Sh NAME\n.Nm {name}\n"
+        f".Nd keep a thing running\n.Sh DESCRIPTION\n{words * 6}\n"
+    )
+
+
 def _write(root: Path, relative: str, text: str, zipped: bool = True) -> Path:
     path = root / relative
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -48,6 +61,7 @@ def man_root(tmp_path: Path) -> Path:
     root = tmp_path / "man"
     _write(root, "man1/alpha.1.gz", _page("alpha", 1))
     _write(root, "man7/beta.7", _page("beta", 7), zipped=False)
+    _write(root, "man3/gamma.3.gz", _bsd_page("gamma"))
     _write(root, "man1/alias.1.gz", ".so man1/alpha.1\n")  # only names another page
     (root / "man1/linked.1.gz").symlink_to(root / "man1/alpha.1.gz")
     _write(root, "man1/binary.1", "\0\1" + _page("binary", 1), zipped=False)
@@ -58,7 +72,7 @@ def man_root(tmp_path: Path) -> Path:
 
 def test_english_pages_are_rendered_as_man_shows_them(man_root: Path) -> None:
     found = list(man_pages.documents(man_root))
-    assert {c.kind for c in found} == {"man1", "man7"}
+    assert {c.kind for c in found} == {"man1", "man3", "man7"}
     texts = "\n".join(c.text for c in found)
     assert "NAME" in texts and "alpha - keep a thing running" in texts
     assert "beta - keep a thing running" in texts
@@ -68,6 +82,7 @@ def test_english_pages_are_rendered_as_man_shows_them(man_root: Path) -> None:
     body = [line.strip() for line in texts.splitlines() if line.startswith(" ")]
     padded = [line for line in body if re.search(r"[^.\s]  +\S", line)]
     assert body and not padded
+    assert not [line for line in body if line.endswith(("\u2010", "-"))]  # nor hyphenated
     assert "alphafr" not in texts
 
 
@@ -78,6 +93,7 @@ def test_links_sourced_pages_binary_and_large_files_are_skipped(man_root: Path) 
             man_root / "man1/alpha.1.gz",
             man_root / "man1/binary.1",
             man_root / "man1/huge.1",
+            man_root / "man3/gamma.3.gz",
             man_root / "man7/beta.7",
         ]
     )

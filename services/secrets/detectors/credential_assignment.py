@@ -60,6 +60,11 @@ _VERSION = re.compile(r"=?[vV]?\d{1,6}(?:\.\d{1,6}){1,3}(?:[.+-]?[A-Za-z0-9]{1,1
 _SNAKE_OR_CAMEL = re.compile(r"[a-z]+(?:[_A-Z][a-zA-Z]*)+|[A-Z]+(?:_[A-Z]+)+")
 _SECRETISH = re.compile(r"(?i)pass|secret|token|key|cred|auth")
 _SELF_NAMED = re.compile(r"[a-z]+(?:[-_][a-z]+)*")
+_METAVARIABLE = re.compile(r"[A-Z]+(?:[_-][A-Z]+)*")
+"""What a command-line option's value is called in its documentation: --passwd=FILE,
+--token=NAME."""
+_FIELD_LIST = re.compile(r"[a-z_]+(?::[a-z_]+){2,}")
+"""A record's field names in order (pw_name:pw_passwd:pw_uid:...), as passwd(5) gives it."""
 _SECRET_NOUN = re.compile(r"token|password|passwd|secret|apikey|credential")
 """Lower-case words, run together or joined by - or _, with a secret's own noun in them
 ("myregistrytoken", "my-auth-token-here"): a value that names what belongs there. Not
@@ -121,6 +126,10 @@ def _validate(text: str, start: int, end: int, context: str, value: str) -> floa
         if _IDENTIFIER_PATH.fullmatch(stripped) and not any(c.isdigit() for c in stripped):
             return None  # self.token, config.api_key, os.environ
         if _SNAKE_OR_CAMEL.fullmatch(stripped) and _SECRETISH.search(stripped):
+            return None
+        if key.startswith("-") and _METAVARIABLE.fullmatch(stripped):
+            return None  # --passwd-master=FILE: the option's documentation
+        if _FIELD_LIST.fullmatch(stripped):
             return None
         # Prose ("password: make sure ...") vs assignment: a bare word after ": " or " = "
         # must look like a secret (digits, symbols, mixed case or length).

@@ -95,6 +95,10 @@ def test_redaction_replaces_exactly_the_secret(sample: Sample) -> None:
         "await team.create('@npm:cli', {token: 'myregistrytoken'})",
         "publish(manifest, tarData, {token: 'my-auth-token-here'})",
         "token: 'deadbeefcafebad', '//registry.foo.com:token': 'blahblahblah'",
+        # Manual pages: an option's value named for what goes there, a record's field names.
+        "       -p, --passwd-master=FILE\n              Use FILE as the master copy.",
+        "git credential-cache --token=NAME",
+        "       pw_name:pw_passwd:pw_uid:pw_gid:pw_gecos:pw_dir:pw_shell",
     ],
 )
 def test_false_positives(text: str) -> None:
