@@ -22,7 +22,10 @@ to "the AI reading this", asks to forward data to an address, hides instructions
 only run on tool and retrieval content: a user may legitimately write "summarize this email
 and send it to bob@example.com", a retrieved web page may not. Rules may also carry an
 `untrusted_confidence` that applies to tool/retrieval content, where any instruction to the
-model is already out of place. Everything else applies to every origin.
+model is already out of place. Everything else applies to every origin. In tool and
+retrieval content, a match within a command-line option's entry, as manuals and --help print
+them ("-d, --debug" and "Turn on debug mode" under it), is documentation: the rule is searched
+again with the entries blanked out (`options.py`).
 
 Extra triggers. A caller may add named RE2 patterns of its own (`extra_triggers`) to the raw
 engine's first-stage set: `ScanResult.extra` names those that occurred. The gateway's in-process
@@ -43,6 +46,7 @@ from mithril.domain import Finding, Origin, combine_confidences
 from . import decode, normalize
 from .detectors import DETECTOR_TRIGGERS, DETECTORS, DecodedSegment, RegexHit, ScanContext
 from .engine import Engine
+from .options import in_option_description, without_option_entries
 from .rules import FAMILIES, Rule, load_rules
 
 DETECTOR_NAME = "scanner"
@@ -50,6 +54,14 @@ DETECTOR_NAME = "scanner"
 _EXTRA = "extra:"
 _NORMALIZE_TRIGGERS = frozenset(normalize.TRIGGERS)
 _DECODE_TRIGGERS = frozenset(decode.TRIGGERS)
+
+
+def _describes_an_option(text: str, hit: RegexHit) -> bool:
+    """Whether the hit lies within a command-line option's entry (`options.py`); a hit
+    without a span (a decoded view's) is kept."""
+    if hit.start is None or hit.end is None:
+        return False
+    return in_option_description(text, hit.start, hit.end)
 
 
 def _no_rules(rule: Rule) -> bool:
@@ -165,6 +177,9 @@ class Scanner:
             self._decode(text, wanted, 1, None, hits, segments, views, origin, families)
 
         hits = [hit for hit in hits if hit.rule.applies_to(origin)]
+        if origin.is_untrusted_content:
+            # A manual's option entry ("-d, --debug / Turn on debug mode") is documentation.
+            hits = self._outside_option_entries(text, hits)
         findings: dict[str, Finding] = {}
         for hit in hits:
             self._add(findings, hit.rule, origin, families, hit.view, hit.start, hit.end)
@@ -224,6 +239,18 @@ class Scanner:
                         origin,
                         families,
                     )
+
+    def _outside_option_entries(self, text: str, hits: list[RegexHit]) -> list[RegexHit]:
+        """The hits, those within a command-line option's entry (`options.py`) replaced by
+        their rule's first match in the text without any option entry, if it has one."""
+        documented = {hit.rule.id for hit in hits if _describes_an_option(text, hit)}
+        if not documented:
+            return hits
+        kept = [hit for hit in hits if hit.rule.id not in documented]
+        rest = self._raw.match(without_option_entries(text), lambda rule: rule.id in documented)
+        for index, (start, end) in rest.spans.items():
+            kept.append(RegexHit(self._raw.rules[index], "raw", start, end))
+        return kept
 
     @staticmethod
     def _wanted(rule: Rule, origin: Origin, families: Collection[str] | None) -> bool:

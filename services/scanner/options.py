@@ -1,0 +1,80 @@
+"""Where a text describes a command-line option, as manual pages and --help print them.
+
+    -d, --debug
+           Turn on debug mode, which means that no changes are made.
+    -q     do not write any warnings to stderr
+
+An option's description is written in the imperative ("Turn on debug mode", "Show all of
+the above information", "Write the output to ..."), and its name can hold the very words
+an attack uses (--amdgpu-disable-loop-alignment, --list-secret-keys). In retrieved or tool
+content, a rule's match that lies within an option's line or the lines indented under it
+is that documentation, not a request to the assistant. `Scanner` drops such a match and
+searches the rule again in the text with every option entry blanked out
+(`without_option_entries`), so an entry that quotes a rule's phrase cannot hide a real
+request further on; the learned tiers still read the whole text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_OPTION = re.compile(r"[ \t]*-{1,2}[A-Za-z0-9?][\w.?=-]*")
+"""A line that starts with an option's name: -d, --debug, -write-if-changed, --size=N. Not a
+list item ("- milk"), a rule of dashes or a mail's "-----Original Message-----"."""
+
+
+def in_option_description(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] lies within one option's entry: the line that names the
+    option, and the lines below it indented deeper than it (blank lines between them
+    included)."""
+    first = _entry_of(text, start)
+    return first is not None and first == _entry_of(text, max(start, end - 1))
+
+
+def _entry_of(text: str, position: int) -> int | None:
+    """The start of the option line whose entry holds `position`, or None."""
+    line_start = text.rfind("\n", 0, position) + 1
+    line = _line_at(text, line_start)
+    if _OPTION.match(line):
+        return line_start
+    if not line.strip():
+        return None
+    indent = _indent(line)
+    cursor = line_start
+    while cursor > 0:
+        cursor = text.rfind("\n", 0, cursor - 1) + 1
+        above = _line_at(text, cursor)
+        if not above.strip():
+            continue
+        if _indent(above) < indent:
+            return cursor if _OPTION.match(above) else None
+    return None
+
+
+def _line_at(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(8)) - len(line.expandtabs(8).lstrip(" "))
+
+
+def without_option_entries(text: str) -> str:
+    """The text with every option entry's characters (as `in_option_description` reads
+    entries) turned into spaces, line breaks kept: positions in it are the text's."""
+    out: list[str] = []
+    ancestors: list[tuple[int, bool]] = []  # (indent, is an option line), indents rising
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\r\n")
+        if not body.strip():
+            out.append(line)
+            continue
+        indent = _indent(body)
+        while ancestors and ancestors[-1][0] >= indent:
+            ancestors.pop()
+        option = _OPTION.match(body) is not None
+        in_entry = option or bool(ancestors and ancestors[-1][1])
+        ancestors.append((indent, option))
+        out.append(" " * len(body) + line[len(body) :] if in_entry else line)
+    return "".join(out)
