@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 _OPTION = re.compile(r"[ \t]*-{1,2}[A-Za-z0-9?][\w.?=-]*")
+_ANY_OPTION = re.compile(r"^[ \t]*-{1,2}[A-Za-z0-9?]", re.MULTILINE)
 """A line that starts with an option's name: -d, --debug, -write-if-changed, --size=N. Not a
 list item ("- milk"), a rule of dashes or a mail's "-----Original Message-----"."""
 
@@ -78,3 +79,17 @@ def without_option_entries(text: str) -> str:
         ancestors.append((indent, option))
         out.append(" " * len(body) + line[len(body) :] if in_entry else line)
     return "".join(out)
+
+
+def entry_lines(text: str) -> frozenset[str]:
+    """The lines (stripped) within the text's option entries: what the planted-line head
+    leaves uncounted."""
+    if not _ANY_OPTION.search(text):
+        return frozenset()
+    return frozenset(
+        line.strip()
+        for line, blanked in zip(
+            text.splitlines(), without_option_entries(text).splitlines(), strict=True
+        )
+        if line.strip() and not blanked.strip()
+    )
