@@ -37,17 +37,17 @@ def readme_files(package: Path) -> list[Path]:
     return sorted(p for p in package.iterdir() if p.is_file() and _README.fullmatch(p.name))
 
 
-def read_text(path: Path) -> str | None:
-    """The file as text (gunzipped), or None when it is larger than MAX_BYTES, either way,
-    or not text."""
-    if path.stat().st_size > MAX_BYTES:
-        return None
+def read_text(path: Path, max_bytes: int = MAX_BYTES) -> str | None:
+    """The file as text (gunzipped), or None when it is larger than `max_bytes`, either
+    way, unreadable or not text."""
     try:
+        if path.stat().st_size > max_bytes:
+            return None
         with gzip.open(path) if path.suffix == ".gz" else path.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
+            data = handle.read(max_bytes + 1)
     except (OSError, EOFError):
         return None
-    if len(data) > MAX_BYTES or b"\0" in data:
+    if len(data) > max_bytes or b"\0" in data:
         return None
     return data.decode("utf-8", errors="replace")
 

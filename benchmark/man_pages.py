@@ -20,7 +20,6 @@ follow what the machine has installed.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import shutil
 import subprocess
@@ -28,6 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+from mithril.benchmark.debian_docs import read_text
 from mithril.benchmark.package_docs import MIN_CHARS, Chunk, chunks
 
 SOURCE = "benign/man-pages"
@@ -81,17 +81,8 @@ def owners(pages: list[Path]) -> dict[Path, str]:
 def source_of(page: Path) -> str | None:
     """The page's roff source (gunzipped), or None when it is too large, unreadable, not
     text, or only a `.so` link to another page."""
-    try:
-        if page.stat().st_size > MAX_BYTES:
-            return None
-        with gzip.open(page) if page.suffix == ".gz" else page.open("rb") as handle:
-            data = handle.read(MAX_BYTES + 1)
-    except (OSError, EOFError):
-        return None
-    if len(data) > MAX_BYTES or b"\0" in data:
-        return None
-    text = data.decode("utf-8", errors="replace")
-    return None if text.lstrip().startswith(".so ") else text
+    text = read_text(page, MAX_BYTES)
+    return None if text is None or text.lstrip().startswith(".so ") else text
 
 
 def render(source: str) -> str | None:
