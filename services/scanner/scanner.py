@@ -25,7 +25,8 @@ and send it to bob@example.com", a retrieved web page may not. Rules may also ca
 model is already out of place. Everything else applies to every origin. In tool and
 retrieval content, a match within a command-line option's entry, as manuals and --help print
 them ("-d, --debug" and "Turn on debug mode" under it), is documentation: the rule is searched
-again with the entries blanked out (`options.py`).
+again with the entries blanked out (`options.py`), and failing another match its finding
+counts at OPTION_ENTRY_CONFIDENCE, evidence only.
 
 Extra triggers. A caller may add named RE2 patterns of its own (`extra_triggers`) to the raw
 engine's first-stage set: `ScanResult.extra` names those that occurred. The gateway's in-process
@@ -38,7 +39,7 @@ A `Scanner` is immutable after construction and safe to share across threads and
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mithril.domain import Finding, Origin, combine_confidences
@@ -54,6 +55,27 @@ DETECTOR_NAME = "scanner"
 _EXTRA = "extra:"
 _NORMALIZE_TRIGGERS = frozenset(normalize.TRIGGERS)
 _DECODE_TRIGGERS = frozenset(decode.TRIGGERS)
+
+
+OPTION_ENTRY_CONFIDENCE = 0.25
+"""A rule's confidence at most, for a match within a command-line option's entry: no verdict
+alone, nor with another rule's such match, but evidence that adds up with the learned tiers'
+under the noisy-OR. An instruction dressed as an option's description is then still caught
+where the classifier leans to it (0.34 and up), while a manual's entries, which it reads as
+documentation, pass."""
+
+
+def _as_documentation(rule: Rule) -> Rule:
+    """The rule as a match within an option's entry counts: OPTION_ENTRY_CONFIDENCE at most,
+    with a message that says where it matched."""
+    confidence = min(rule.confidence, OPTION_ENTRY_CONFIDENCE)
+    untrusted = rule.untrusted_confidence
+    return replace(
+        rule,
+        confidence=confidence,
+        untrusted_confidence=None if untrusted is None else min(untrusted, confidence),
+        message=f"{rule.message} (within a command-line option's entry: weighed as documentation)",
+    )
 
 
 def _describes_an_option(text: str, hit: RegexHit) -> bool:
@@ -179,7 +201,7 @@ class Scanner:
         hits = [hit for hit in hits if hit.rule.applies_to(origin)]
         if origin.is_untrusted_content:
             # A manual's option entry ("-d, --debug / Turn on debug mode") is documentation.
-            hits = self._outside_option_entries(text, hits)
+            hits = self._weigh_option_entries(text, hits)
         findings: dict[str, Finding] = {}
         for hit in hits:
             self._add(findings, hit.rule, origin, families, hit.view, hit.start, hit.end)
@@ -240,16 +262,23 @@ class Scanner:
                         families,
                     )
 
-    def _outside_option_entries(self, text: str, hits: list[RegexHit]) -> list[RegexHit]:
+    def _weigh_option_entries(self, text: str, hits: list[RegexHit]) -> list[RegexHit]:
         """The hits, those within a command-line option's entry (`options.py`) replaced by
-        their rule's first match in the text without any option entry, if it has one."""
-        documented = {hit.rule.id for hit in hits if _describes_an_option(text, hit)}
+        their rule's first match in the text without any option entry, if it has one, and
+        otherwise kept as documentation (`_as_documentation`)."""
+        documented = {hit.rule.id: hit for hit in hits if _describes_an_option(text, hit)}
         if not documented:
             return hits
         kept = [hit for hit in hits if hit.rule.id not in documented]
         rest = self._raw.match(without_option_entries(text), lambda rule: rule.id in documented)
         for index, (start, end) in rest.spans.items():
             kept.append(RegexHit(self._raw.rules[index], "raw", start, end))
+        found = {hit.rule.id for hit in kept}
+        kept.extend(
+            replace(hit, rule=_as_documentation(hit.rule))
+            for rule_id, hit in documented.items()
+            if rule_id not in found
+        )
         return kept
 
     @staticmethod
