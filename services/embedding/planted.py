@@ -25,9 +25,7 @@ best whole line counts when its score reaches `threshold`, its probability calib
 0.5 there. A piece of a sentence wrapped across lines (`wrapped`) never counts: a
 docstring's or an email's hard-wrapped prose breaks mid-sentence ("...be sure to get in,
 suck\n"), and such a piece read alone can sound like anything; a planted request stands on
-its own line; nor does a line within a command-line option's entry (a manual's "-o outfile"
-and the lines indented under it, `scanner.options`), which describes in the imperative what
-the option does. `data/planted_lines.npz` and its threshold and weight are written by
+its own line. `data/planted_lines.npz` and its threshold and weight are written by
 `training/planted_lines.py` (fitted on FIT rows; chosen on clean FIT documents out of fold
 and VALIDATION ones, against prompts planted in FIT documentation out of fold and in
 VALIDATION contexts). Only the gateway knows a text's origin: it asks for this reading of
@@ -47,7 +45,6 @@ from typing import Any, NamedTuple, TypeVar, cast
 import numpy as np
 
 from mithril.services.embedding.runs import RUN_LETTERS, letters, line_runs, separate_lines
-from mithril.services.scanner.options import entry_lines
 
 MAX_LINES = 32
 """Most runs of a document read (spread from its first to its last): bounds the encoder
@@ -176,21 +173,12 @@ def document_lines(text: str) -> list[Line]:
     marked by its true neighbours before they are spread: whole, or a piece of a wrapped
     sentence or a short fragment (`may_count`)."""
     runs = document_runs(text)
-    entries = entry_lines(text)
     return spread(
         [
-            Line(run, not piece and may_count(run) and not _in_entries(run, entries))
+            Line(run, not piece and may_count(run))
             for run, piece in zip(runs, wrapped(runs), strict=True)
         ]
     )
-
-
-def _in_entries(run: str, entries: frozenset[str]) -> bool:
-    """Whether every line of the run lies within a command-line option's entry
-    (`options.entry_lines`): "Pass given option as command line option to the postgres
-    process." under "-o|--options option" is a manual's description, in the imperative."""
-    lines = [line.strip() for line in run.splitlines() if line.strip()]
-    return bool(entries) and bool(lines) and all(line in entries for line in lines)
 
 
 def may_count(run: str) -> bool:

@@ -8,10 +8,12 @@ An option's description is written in the imperative ("Turn on debug mode", "Sho
 the above information", "Write the output to ..."), and its name can hold the very words
 an attack uses (--amdgpu-disable-loop-alignment, --list-secret-keys). In retrieved or tool
 content, a rule's match that lies within an option's line or the lines indented under it
-is that documentation, not a request to the assistant. `Scanner` drops such a match and
-searches the rule again in the text with every option entry blanked out
-(`without_option_entries`), so an entry that quotes a rule's phrase cannot hide a real
-request further on; the learned tiers still read the whole text.
+is most likely that documentation. `Scanner` searches the rule again in the text with every
+option entry blanked out (`without_option_entries`), so an entry that quotes a rule's phrase
+cannot hide a real request further on, and failing another match weighs the finding as
+documentation: evidence, no verdict alone (an instruction dressed as an option's
+description is still caught where the learned tiers, which read the whole text, lean to
+it).
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from __future__ import annotations
 import re
 
 _OPTION = re.compile(r"[ \t]*-{1,2}[A-Za-z0-9?][\w.?=-]*")
-_ANY_OPTION = re.compile(r"^[ \t]*-{1,2}[A-Za-z0-9?]", re.MULTILINE)
 """A line that starts with an option's name: -d, --debug, -write-if-changed, --size=N. Not a
 list item ("- milk"), a rule of dashes or a mail's "-----Original Message-----"."""
 
@@ -28,8 +29,27 @@ def in_option_description(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] lies within one option's entry: the line that names the
     option, and the lines below it indented deeper than it (blank lines between them
     included)."""
+    start, end = _core(text, start, end)
+    if start >= end:
+        return False
     first = _entry_of(text, start)
-    return first is not None and first == _entry_of(text, max(start, end - 1))
+    return first is not None and first == _entry_of(text, end - 1)
+
+
+def _core(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span without the whitespace around it, nor a lone first character of the line it
+    ends on: RE2 has no look-ahead, so a rule that reads how the next line starts ("blank,
+    or not in lower case") takes that character into its match."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    line_start = text.rfind("\n", start, end - 1) + 1
+    if line_start > start and not text[line_start : end - 1].strip():
+        end = line_start
+        while end > start and text[end - 1].isspace():
+            end -= 1
+    return start, end
 
 
 def _entry_of(text: str, position: int) -> int | None:
@@ -79,17 +99,3 @@ def without_option_entries(text: str) -> str:
         ancestors.append((indent, option))
         out.append(" " * len(body) + line[len(body) :] if in_entry else line)
     return "".join(out)
-
-
-def entry_lines(text: str) -> frozenset[str]:
-    """The lines (stripped) within the text's option entries: what the planted-line head
-    leaves uncounted."""
-    if not _ANY_OPTION.search(text):
-        return frozenset()
-    return frozenset(
-        line.strip()
-        for line, blanked in zip(
-            text.splitlines(), without_option_entries(text).splitlines(), strict=True
-        )
-        if line.strip() and not blanked.strip()
-    )

@@ -137,30 +137,6 @@ def test_a_sentence_wrapped_across_lines_is_marked_in_every_piece() -> None:
     assert [line.whole for line in document_lines(DOCSTRING)] == [False, False, False, True]
 
 
-MANUAL_ENTRY = (
-    "       -o|--options option\n"
-    "           Pass the given option to the postgres process on every start of it.\n"
-    "\n"
-)
-OFF_TOPIC_REQUEST = "Recommend a good book to read over the weekend, with a short summary of it.\n"
-
-
-def test_a_line_within_a_command_line_options_entry_never_counts() -> None:
-    """A manual describes an option in the imperative, indented under its name; a request
-    planted after the entry, back at the margin, still counts."""
-    lines = document_lines(MANUAL_ENTRY + OFF_TOPIC_REQUEST)
-    assert [(line.text.strip()[:4], line.whole) for line in lines] == [
-        ("-o|-", False),
-        ("Pass", False),
-        ("Reco", True),
-    ]
-    # Without the option's name above it, the same description is a line like any other.
-    lines = document_lines(
-        MANUAL_ENTRY.replace("-o|--options option", "Options") + OFF_TOPIC_REQUEST
-    )
-    assert [line.whole for line in lines if line.text.strip().startswith("Pass")] == [True]
-
-
 WRAPPED_PROSE = (
     "The encoder reads each window of the document on its own and keeps the\n"
     "highest score it finds, so a long document costs as many passes as it\n"

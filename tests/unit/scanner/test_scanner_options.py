@@ -122,3 +122,12 @@ def test_entries_are_blanked_in_place() -> None:
     assert blanked.splitlines()[0] == "OPTIONS" and "FILES\n       Turn on debug" in blanked
     assert "debug mode, which" not in blanked and "warnings" not in blanked
     assert "loop-alignment" not in blanked and blanked.count("\n") == MANUAL.count("\n")
+
+
+def test_a_match_reading_the_next_lines_start_is_still_within_the_entry() -> None:
+    """A rule reads whether the next line starts in lower case by taking its first
+    character (RE2 has no look-ahead): that character is not the match's evidence."""
+    text = "       --update-cache\n           Write the output to the cache\nFILES\n"
+    start = text.index("\n           Write")
+    assert in_option_description(text, start, text.index("FILES") + 1)
+    assert not in_option_description(text, start, text.index("FILES") + 3)
