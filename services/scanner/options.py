@@ -24,6 +24,11 @@ _OPTION = re.compile(r"[ \t]*-{1,2}[A-Za-z0-9?][\w.?=-]*")
 """A line that starts with an option's name: -d, --debug, -write-if-changed, --size=N. Not a
 list item ("- milk"), a rule of dashes or a mail's "-----Original Message-----"."""
 
+MAX_ENTRY_LINES = 200
+"""The most lines read upwards from a match for the option it describes: an option's
+description runs to a few dozen lines, and the bound keeps a scan linear in the text
+whatever it holds."""
+
 
 def in_option_description(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] lies within one option's entry: the line that names the
@@ -58,16 +63,16 @@ def _entry_of(text: str, position: int) -> int | None:
     line = _line_at(text, line_start)
     if _OPTION.match(line):
         return line_start
-    if not line.strip():
-        return None
     indent = _indent(line)
+    if not line.strip() or indent == 0:
+        return None  # no line stands less indented than one at the margin
     cursor = line_start
-    while cursor > 0:
+    for _ in range(MAX_ENTRY_LINES):
+        if cursor == 0:
+            break
         cursor = text.rfind("\n", 0, cursor - 1) + 1
         above = _line_at(text, cursor)
-        if not above.strip():
-            continue
-        if _indent(above) < indent:
+        if above.strip() and _indent(above) < indent:
             return cursor if _OPTION.match(above) else None
     return None
 

@@ -131,3 +131,14 @@ def test_a_match_reading_the_next_lines_start_is_still_within_the_entry() -> Non
     start = text.index("\n           Write")
     assert in_option_description(text, start, text.index("FILES") + 1)
     assert not in_option_description(text, start, text.index("FILES") + 3)
+
+
+def test_an_entry_is_looked_for_within_a_bounded_number_of_lines_above() -> None:
+    from mithril.services.scanner.options import MAX_ENTRY_LINES
+
+    lines = ["       --verbose"] + ["              More detail."] * (MAX_ENTRY_LINES + 5)
+    text = "\n".join(lines)
+    near = text.index("More detail.")
+    far = text.rindex("More detail.")
+    assert in_option_description(text, near, near + 4)
+    assert not in_option_description(text, far, far + 4)
