@@ -88,11 +88,12 @@ def _indent(line: str) -> int:
 
 def without_option_entries(text: str) -> str:
     """The text with every option entry's characters (as `in_option_description` reads
-    entries) turned into spaces, line breaks kept: positions in it are the text's."""
+    entries: lines split at "\n", the option's line at most MAX_ENTRY_LINES above) turned
+    into spaces, line breaks kept: positions in it are the text's."""
     out: list[str] = []
-    ancestors: list[tuple[int, bool]] = []  # (indent, is an option line), indents rising
-    for line in text.splitlines(keepends=True):
-        body = line.rstrip("\r\n")
+    ancestors: list[tuple[int, int, bool]] = []  # (indent, line number, names an option)
+    for number, line in enumerate(text.split("\n")):
+        body = line.rstrip("\r")
         if not body.strip():
             out.append(line)
             continue
@@ -100,7 +101,9 @@ def without_option_entries(text: str) -> str:
         while ancestors and ancestors[-1][0] >= indent:
             ancestors.pop()
         option = _OPTION.match(body) is not None
-        in_entry = option or bool(ancestors and ancestors[-1][1])
-        ancestors.append((indent, option))
+        in_entry = option or bool(
+            ancestors and ancestors[-1][2] and number - ancestors[-1][1] <= MAX_ENTRY_LINES
+        )
+        ancestors.append((indent, number, option))
         out.append(" " * len(body) + line[len(body) :] if in_entry else line)
-    return "".join(out)
+    return "\n".join(out)

@@ -142,3 +142,8 @@ def test_an_entry_is_looked_for_within_a_bounded_number_of_lines_above() -> None
     far = text.rindex("More detail.")
     assert in_option_description(text, near, near + 4)
     assert not in_option_description(text, far, far + 4)
+    # The rule's second search sees the same entry: the far line is not blanked.
+    from mithril.services.scanner.options import without_option_entries
+
+    blanked = without_option_entries(text)
+    assert blanked[near : near + 4].isspace() and blanked[far : far + 4] == "More"
