@@ -12,10 +12,11 @@ MAX_CHUNKS a package (its pages in sha256 order of their names, so a package of 
 of pages, such as the Google Cloud CLI's, gives a spread of them rather than its first),
 chunks shorter than MIN_CHARS dropped and a text seen before skipped.
 
-No training script reads these rows; the benchmark holds out a fifth of the packages by
-the hash of their names, and the rest are rows a choice may be made on. The pages are read
-in place (each under its package's licence), never copied into this repository, so the rows
-follow what the machine has installed.
+The benchmark holds out a fifth of the packages by the hash of their names, and the rest
+are rows a choice may be made on; of the training scripts, only the planted-line head's
+(`services/embedding/training/planted_lines.py`) reads them, their DEV rows alone. The
+pages are read in place (each under its package's licence), never copied into this
+repository, so the rows follow what the machine has installed.
 """
 
 from __future__ import annotations

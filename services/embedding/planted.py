@@ -9,8 +9,9 @@ or a code block's, gathered apart from it, so a planted line is read alone) find
 - `request`: a small perceptron over the line's sentence embedding (`RequestReader`),
   fitted on prompts (attacks and benign requests alike) against the lines of clean
   documents (BIPIA's contexts, the standard library's docstrings, installed distributions'
-  READMEs, npm's manual, the Rust books, presidio's sentences): does this line read as
-  something said to an assistant rather than as part of a document?
+  READMEs, npm's manual, the Rust books, the machine's manual pages, presidio's
+  sentences): does this line read as something said to an assistant rather than as part
+  of a document?
 - `relatedness`: the line's cosine to the mean of the document's other lines. Documentation
   is full of imperative lines ("Return the number of items."), and each is on its
   document's topic; a planted task is not.

@@ -8,17 +8,20 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
   mt-vicuna-bench and the jailbreak sources, attacks and benign requests alike, and BIPIA's
   attack strings. Part of a document (0): each run of lines (`planted.document_lines`) of
   every clean document of `HEAD_DOCUMENT_SOURCES` (BIPIA's contexts, standard-library
-  docstrings, chunks of installed distributions' READMEs, of npm's manual and of the Rust
-  books), and presidio's sentences. A perceptron of one hidden layer over the int8
-  sentence embedding (`fit`). On the same runs (short ones never counting) and the same
-  clean budget a logistic regression (until planted-lines-lr-2026.12.5) found 679 of the
-  1,200 planted prompts below, the perceptron 932: documentation's imperatives and an
-  assistant's requests are not one plane apart.
+  docstrings, chunks of installed distributions' READMEs, of npm's manual, of the Rust
+  books and of the machine's manual pages), and presidio's sentences. A perceptron of one
+  hidden layer over the int8 sentence embedding (`fit`). On the same runs (short ones
+  never counting) and the same clean budget a logistic regression (until
+  planted-lines-lr-2026.12.5) found 679 of the 1,200 planted prompts below, the perceptron
+  932: documentation's imperatives and an assistant's requests are not one plane apart.
 - Chosen against clean documents: every VALIDATION clean document, read by the head, and
   every FIT clean document of several runs of lines, read out of fold (`FOLDS` heads, each
-  fitted without the fold that holds the document: folds by document, so none of its lines
-  was fitted on). Planted: the VALIDATION prompts (up to `PLANTED`, by text hash) each on
-  its own line of a VALIDATION clean BIPIA context, and the same prompts each in a FIT
+  fitted without the fold that holds the document). The folds are by the group the
+  held-out split keeps whole, a README's distribution or a manual's package, so neither a
+  document's lines nor its siblings' were fitted on (by document until
+  planted-lines-mlp-2026.12.7: a chunk was read by a head fitted on the rest of its
+  README). Planted: the VALIDATION prompts (up to `PLANTED`, by text hash) each on its own
+  line of a VALIDATION clean BIPIA context, and the same prompts each in a FIT
   documentation chunk, read out of fold like the chunk (`insert_into`, as the detection
   benchmark plants). At every weight of `RELATEDNESS_WEIGHTS`, the lowest threshold at
   which at most `MAX_CLEAN_RATE` of the clean documents have a line that counts, at that
@@ -43,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mithril.benchmark import man_pages
 from mithril.benchmark.detection import BIPIA, insert_into
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.planted import (
@@ -65,7 +69,7 @@ from mithril.services.embedding.training.train import (
     samples,
 )
 
-VERSION = "planted-lines-mlp-2026.12.6"
+VERSION = "planted-lines-mlp-2026.12.7"
 HIDDEN = 256
 ALPHA = 1e-3
 BATCH = 256
@@ -96,10 +100,10 @@ PROMPT_SOURCES = (
     "jailbreak/giskard",
 )
 SENTENCE_SOURCES = ("benign/presidio-synth",)
-HEAD_DOCUMENT_SOURCES = DOCUMENT_SOURCES + TOOLCHAIN_SOURCES
+HEAD_DOCUMENT_SOURCES = (*DOCUMENT_SOURCES, *TOOLCHAIN_SOURCES, man_pages.SOURCE)
 """Clean documents the head is fitted and chosen on: BIPIA's contexts and every kind of
 documentation a coding assistant retrieves (docstrings, READMEs, npm's manual, the Rust
-books)."""
+books, the machine's manual pages since planted-lines-mlp-2026.12.7)."""
 MAX_PROMPT_CHARS = 2000
 """Longer prompts (whole jailbreak templates) are no line of a document."""
 
@@ -137,7 +141,9 @@ class Fitting:
     labels: np.ndarray
     """1: said to an assistant; 0: part of a document."""
     groups: np.ndarray
-    """A document's lines share one group, so that folds never split a document."""
+    """The lines of the documents split together (a README's distribution, a manual's
+    package: `Sample.group`) share one group, so that folds never split what the held-out
+    split keeps whole."""
     documents: list[Document]
     """Every clean document of several runs of lines."""
     whole: np.ndarray
@@ -160,6 +166,7 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
     texts, groups = list(said), list(range(len(said)))
     whole = [True] * len(said)
     documents: list[Document] = []
+    split_groups: dict[tuple[str, str], int] = {}
     for s in rows:
         if s.part != FIT or s.label != 0:
             continue
@@ -174,7 +181,9 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
             lines = [Line(s.view, True)]
         else:
             continue
-        groups.extend([len(groups)] * len(lines))
+        key = (s.source, s.group or s.view)
+        group = split_groups.setdefault(key, len(said) + len(split_groups))
+        groups.extend([group] * len(lines))
         texts.extend(line.text for line in lines)
         whole.extend(line.whole for line in lines)
     labels = np.r_[np.ones(len(said)), np.zeros(len(texts) - len(said))]
@@ -362,7 +371,8 @@ def report(
         f"Written by `services/embedding/training/planted_lines.py` ({VERSION}). Fitted on"
         f" {fitted[1]} FIT prompts and BIPIA attack strings against {fitted[0]} FIT"
         " document lines and sentences. Chosen on every clean VALIDATION document and, out of"
-        f" fold ({FOLDS} folds by document), every clean FIT one, a step back from the edge"
+        f" fold ({FOLDS} folds by the split's group: a distribution, a package), every clean"
+        " FIT one, a step back from the edge"
         ": the head alone, a document flagged when a whole line's score (its request logit"
         " less the weight times how much closer to the document it stands than the median"
         f" line) reaches the threshold; at most {MAX_CLEAN_RATE:.2%} of the clean documents"
@@ -403,7 +413,7 @@ def main() -> None:
     parser = training_parser(__doc__, cache=True)
     args = parse_training_args(parser)
     started = time.perf_counter()
-    rows = samples(args.datasets)
+    rows = samples(args.datasets, manual=True)
     encoder = Encoder.load()
     fitting = fitting_rows(rows)
     labels = fitting.labels

@@ -152,6 +152,9 @@ class Sample:
     carries_facts: bool = False
     """Personal data by construction (presidio): counted by its attack evidence alone, as
     the detection benchmark counts it."""
+    group: str = ""
+    """What the row is split with (a README's distribution, a manual page's package, a
+    BIPIA context, a page of npm's manual); the text when its source names none."""
 
 
 def _attack_span(context: str, text: str) -> tuple[int, int]:
@@ -219,25 +222,27 @@ def samples(
     planted: bool = False,
     readmes: bool = True,
     toolchain: bool = True,
+    manual: bool = False,
 ) -> list[Sample]:
     """Every row of `load_sources`, cut into FIT / VALIDATION / HELD_OUT; presidio's
     sentences with personal data unless `personal_data` is False (the multilingual head
     was fitted before they joined); the installed distributions' README chunks unless
     `readmes` is False (the attack encoder was fitted before they joined); npm's and the
-    Rust toolchain's documentation unless `toolchain` is False (the same); with `planted`,
-    also `planted_samples` (VALIDATION only: `validation.py` measures the cascade on them;
-    the shipped parts and combiner were chosen without them)."""
+    Rust toolchain's documentation unless `toolchain` is False (the same); the machine's
+    manual pages with `manual` (only the planted-line head, fitted after they joined, and
+    `validation.py` read them); with `planted`, also `planted_samples` (VALIDATION only:
+    `validation.py` measures the cascade on them; the shipped parts and combiner were
+    chosen without them)."""
     out: list[Sample] = []
     # With the standard library's docstrings (clean documentation, which the tiers had
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
     # of which they flagged one in seven held-out as attacks).
-    for source, rows in load_sources(datasets, documentation=True, manual=False).items():
+    for source, rows in load_sources(datasets, documentation=True, manual=manual).items():
         if (
             (source == PRESIDIO and not personal_data)
             or (source == package_docs.SOURCE and not readmes)
             or (source in TOOLCHAIN_SOURCES and not toolchain)
-            # Debian's READMEs are the benchmark's alone: no training script reads them
-            # (nor the manual pages, not loaded at all).
+            # Debian's READMEs are the benchmark's alone: no training script reads them.
             or source == debian_docs.SOURCE
         ):
             continue
@@ -267,6 +272,7 @@ def samples(
                     span,
                     view,
                     row.carries_facts,
+                    group,
                 )
             )
     return out + planted_samples(out) if planted else out

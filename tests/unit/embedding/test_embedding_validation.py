@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mithril.benchmark import package_docs, toolchain_docs
+from mithril.benchmark import man_pages, package_docs, toolchain_docs
 from mithril.benchmark.detection import HELD_OUT, PRESIDIO
 from mithril.domain import Origin
 from mithril.services.embedding.training.train import (
@@ -241,3 +241,28 @@ def test_toolchain_documentation_is_read_unless_left_out(
     assert {row.part for row in rows} == {FIT, VALIDATION, HELD_OUT}
     left_out = samples(tmp_path, toolchain=False)
     assert not {row.source for row in left_out} & set(TOOLCHAIN_SOURCES)
+
+
+def test_manual_pages_are_read_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the planted-line head and the VALIDATION check read the machine's manual pages;
+    the parts fitted before they joined are refitted on the rows they were fitted on."""
+    import gzip
+    import shutil
+
+    if shutil.which("groff") is None:
+        pytest.skip("groff is not installed")
+    words = "The daemon reads its configuration once at start and again on a hangup. " * 12
+    page = (
+        '.TH THING 8 "2026-12-06" "thing 1.0"\n.SH NAME\nthing \\- a daemon\n'
+        f".SH DESCRIPTION\n{words}\n"
+    )
+    (tmp_path / "man/man8").mkdir(parents=True)
+    (tmp_path / "man/man8/thing.8.gz").write_bytes(gzip.compress(page.encode()))
+    monkeypatch.setattr(man_pages, "MAN_ROOT", tmp_path / "man")
+    rows = [row for row in samples(tmp_path, manual=True) if row.source == man_pages.SOURCE]
+    assert rows and {(row.label, row.origin) for row in rows} == {(0, Origin.RETRIEVAL)}
+    assert "daemon reads its configuration" in rows[0].view
+    assert len({row.part for row in rows}) == 1  # a package's pages stay in one part
+    assert not [row for row in samples(tmp_path) if row.source == man_pages.SOURCE]
