@@ -246,8 +246,8 @@ def test_toolchain_documentation_is_read_unless_left_out(
 def test_manual_pages_are_read_only_when_asked(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Only the planted-line head and the VALIDATION check read the machine's manual pages;
-    the parts fitted before they joined are refitted on the rows they were fitted on."""
+    """Only the planted-line head and the VALIDATION check ask for the machine's manual
+    pages, so refitting a part fitted before they joined reads the rows it was fitted on."""
     import gzip
     import shutil
 
