@@ -7,7 +7,11 @@ import pytest
 from mithril.domain import Finding, Origin, Severity
 from mithril.gateway.decision import score_findings
 from mithril.services.scanner import Scanner
-from mithril.services.scanner.options import in_option_description
+from mithril.services.scanner.options import (
+    MAX_ENTRY_LINES,
+    in_option_description,
+    without_option_entries,
+)
 from mithril.services.scanner.scanner import OPTION_ENTRY_CONFIDENCE
 
 THRESHOLD = 0.5
@@ -115,8 +119,6 @@ def test_an_entry_quoting_a_rules_phrase_does_not_hide_a_later_request(scanner: 
 
 
 def test_entries_are_blanked_in_place() -> None:
-    from mithril.services.scanner.options import without_option_entries
-
     blanked = without_option_entries(MANUAL)
     assert len(blanked) == len(MANUAL)
     assert blanked.splitlines()[0] == "OPTIONS" and "FILES\n       Turn on debug" in blanked
@@ -134,8 +136,6 @@ def test_a_match_reading_the_next_lines_start_is_still_within_the_entry() -> Non
 
 
 def test_an_entry_is_looked_for_within_a_bounded_number_of_lines_above() -> None:
-    from mithril.services.scanner.options import MAX_ENTRY_LINES
-
     lines = ["       --verbose"] + ["              More detail."] * (MAX_ENTRY_LINES + 5)
     text = "\n".join(lines)
     near = text.index("More detail.")
@@ -143,7 +143,5 @@ def test_an_entry_is_looked_for_within_a_bounded_number_of_lines_above() -> None
     assert in_option_description(text, near, near + 4)
     assert not in_option_description(text, far, far + 4)
     # The rule's second search sees the same entry: the far line is not blanked.
-    from mithril.services.scanner.options import without_option_entries
-
     blanked = without_option_entries(text)
     assert blanked[near : near + 4].isspace() and blanked[far : far + 4] == "More"
