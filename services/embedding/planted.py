@@ -21,7 +21,12 @@ the document it stands than the document's median line (`line_scores`): a page o
 documentation keeps its lines on one topic, an email or a table less so, and what sets a
 planted line apart is its distance from the lines around it rather than any fixed cosine
 (a fixed bound of 0.05, which held clean documents at 0.1 %, let the head alone find 95 of
-620 DEV attacks planted in documentation, whose median planted line stands at 0.10). The
+620 DEV attacks planted in documentation, whose median planted line stands at 0.10). A short
+text says little of how close its lines stand: the median of a two-line email is its planted
+line's own relatedness, so that line would stand no further out than the email does. The
+median is therefore shrunk toward `typical_relatedness` (the median line's relatedness in a
+typical clean document, measured when the head is fitted) as if `PRIOR_LINES` more lines
+stood there; a page of 32 lines keeps its own median at 80 %. The
 best whole line counts when its score reaches `threshold`, its probability calibrated to
 0.5 there. A piece of a sentence wrapped across lines (`wrapped`) never counts: a
 docstring's or an email's hard-wrapped prose breaks mid-sentence ("...be sure to get in,
@@ -74,6 +79,11 @@ _LEADING_MARKS = "-*>#"
 bullets, quote marks of a reply, a heading's hashes."""
 _OPEN_ENDINGS = ",-("
 """Besides a letter or a digit, the last characters of a line whose sentence goes on."""
+PRIOR_LINES = 8
+"""How many lines at the typical relatedness a document's median is shrunk with
+(`reference_relatedness`). On DEV (VALIDATION prompts planted in VALIDATION emails, most
+of them two or three runs, with rules or the head) 4, 8, 16 and 32 find 256, 261, 262 and
+263 of 292 attacks, against 239 with the median alone, at the same clean budget."""
 SHORT_LETTERS = 16
 """The fewest letters of a one-line run that may count (`may_count`)."""
 WIDER_BY = 8
@@ -263,12 +273,28 @@ def relatedness(vectors: np.ndarray) -> np.ndarray:
     return np.asarray(np.einsum("ij,ij->i", vectors, others), dtype=np.float64)
 
 
-def line_scores(logits: np.ndarray, related: np.ndarray, relatedness_weight: float) -> np.ndarray:
+def reference_relatedness(related: np.ndarray, typical: float | None) -> float:
+    """How close a line of this document is expected to stand: the median line's
+    relatedness, shrunk toward `typical` as if `PRIOR_LINES` more lines stood there (the
+    median alone without `typical`, as heads kept it until planted-lines-mlp-2026.12.8)."""
+    median = float(np.median(related))
+    if typical is None:
+        return median
+    return (len(related) * median + PRIOR_LINES * typical) / (len(related) + PRIOR_LINES)
+
+
+def line_scores(
+    logits: np.ndarray,
+    related: np.ndarray,
+    relatedness_weight: float,
+    typical: float | None = None,
+) -> np.ndarray:
     """Per line: how much it asks (the request logit), less `relatedness_weight` times how
-    much closer it stands to the document than the document's median line does. A request
-    off the topic of the lines around it scores above its logit, a documentation line whose
-    imperative is on its page's topic below it."""
-    return np.asarray(logits - relatedness_weight * (related - np.median(related)), np.float64)
+    much closer it stands to the document than its lines are expected to
+    (`reference_relatedness`). A request off the topic of the lines around it scores above
+    its logit, a documentation line whose imperative is on its page's topic below it."""
+    reference = reference_relatedness(related, typical)
+    return np.asarray(logits - relatedness_weight * (related - reference), np.float64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,10 +304,16 @@ class PlantedLines:
     """On `line_scores`: a line scoring at least this counts."""
     relatedness_weight: float
     meta: dict[str, Any]
+    typical_relatedness: float | None = None
+    """The median line's relatedness in a typical clean document, that a document's own
+    median is shrunk toward (`reference_relatedness`); None for a head kept before
+    planted-lines-mlp-2026.12.8, which read the median alone."""
 
     def __post_init__(self) -> None:
         if self.relatedness_weight < 0:
             raise ValueError(f"relatedness_weight must be >= 0, got {self.relatedness_weight}")
+        if self.typical_relatedness is not None and not -1 <= self.typical_relatedness <= 1:
+            raise ValueError(f"typical_relatedness is a cosine, got {self.typical_relatedness}")
 
     @property
     def version(self) -> str:
@@ -294,7 +326,7 @@ class PlantedLines:
             return NO_READING
         logits = self.request.logits(vectors)
         related = relatedness(vectors)
-        scores = line_scores(logits, related, self.relatedness_weight)
+        scores = line_scores(logits, related, self.relatedness_weight, self.typical_relatedness)
         may_count = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
         counting = np.flatnonzero(may_count)
         if not len(counting):
@@ -313,6 +345,8 @@ class PlantedLines:
             "threshold": self.threshold,
             "relatedness_weight": self.relatedness_weight,
         }
+        if self.typical_relatedness is not None:
+            meta["typical_relatedness"] = self.typical_relatedness
         text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
         meta_path(weights_path).write_text(text, encoding="utf-8")
 
@@ -321,9 +355,11 @@ class PlantedLines:
         with np.load(weights_path) as data:
             request = RequestReader.from_arrays(data)
         meta = json.loads(meta_path(weights_path).read_text(encoding="utf-8"))
+        typical = meta.pop("typical_relatedness", None)
         return cls(
             request,
             float(meta.pop("threshold")),
             float(meta.pop("relatedness_weight")),
             meta,
+            None if typical is None else float(typical),
         )

@@ -28,6 +28,11 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
   threshold and one step lower; of those, the one finding the most planted prompts, on a
   tie the lower weight. A piece of a wrapped sentence (`planted.wrapped`) is fitted on as a
   document line but never counts, as in the gateway.
+- Measured before any choice: the typical relatedness a short document's median is shrunk
+  toward (`typical_relatedness`, the median over the clean FIT documents of their median
+  line's; `planted.reference_relatedness`). Until planted-lines-mlp-2026.12.8 a document's
+  own median alone was the reference, and a prompt planted in a two-line email stood no
+  further out than the email did.
 
 Writes `data/planted_lines.npz`, `data/planted_lines.meta.json` and
 `data/planted_lines_report.md`. About ten minutes uncached (the embeddings of ~65,000
@@ -50,6 +55,7 @@ from mithril.benchmark import man_pages
 from mithril.benchmark.detection import BIPIA, insert_into
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.planted import (
+    PRIOR_LINES,
     Line,
     PlantedLines,
     RequestReader,
@@ -69,7 +75,7 @@ from mithril.services.embedding.training.train import (
     samples,
 )
 
-VERSION = "planted-lines-mlp-2026.12.7"
+VERSION = "planted-lines-mlp-2026.12.8"
 HIDDEN = 256
 ALPHA = 1e-3
 BATCH = 256
@@ -86,11 +92,11 @@ weight 12.5 and threshold 9.25, found 582 instead of 614 of the 1,200 planted pr
 through the whole cascade on VALIDATION 76.1 instead of 78.2 % of the attacks planted in
 documentation (78.5 % once `planted.WIDER_BY` replaced a slack of 8 on the fill test too);
 neither flagged a clean VALIDATION document or context the other did not."""
-RELATEDNESS_WEIGHTS = (0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 15.0, 17.5, 20.0, 25.0)
+RELATEDNESS_WEIGHTS = (0.0, 2.5, 5.0, 7.5, 10.0, 12.5, 15.0, 17.5, 20.0, 25.0, 30.0, 35.0, 40.0)
 """Candidate weights of a line's relatedness against its request (`planted.line_scores`)."""
 THRESHOLD_STEP = 0.25
-THRESHOLDS = tuple(round(THRESHOLD_STEP * step, 2) for step in range(81))
-"""Candidate thresholds on the line score, 0 to 20 in logit units."""
+THRESHOLDS = tuple(round(THRESHOLD_STEP * step, 2) for step in range(121))
+"""Candidate thresholds on the line score, 0 to 30 in logit units."""
 PROMPT_SOURCES = (
     "injection/s-labs",
     "injection/neuralchemy",
@@ -257,13 +263,15 @@ class Lines:
     logits: np.ndarray
     related: np.ndarray
     whole: np.ndarray
+    typical: float | None = None
+    """`PlantedLines.typical_relatedness`."""
 
     def best(self, relatedness_weight: float) -> float:
         """The highest score of a whole line (`planted.line_scores`); -inf when none may
         count, as `PlantedLines.read` reads a text of one run or of no whole run."""
         if len(self.logits) < 2 or not self.whole.any():
             return -np.inf
-        scores = line_scores(self.logits, self.related, relatedness_weight)
+        scores = line_scores(self.logits, self.related, relatedness_weight, self.typical)
         return float(scores[self.whole].max())
 
     def flags(self, relatedness_weight: float, threshold: float) -> bool:
@@ -271,10 +279,24 @@ class Lines:
         return self.best(relatedness_weight) >= threshold
 
 
-def lines_of(request: RequestReader, vectors: np.ndarray, whole: np.ndarray | None = None) -> Lines:
-    """A document's lines as the head reads them; `whole` as `PlantedLines.read` takes it."""
+def lines_of(
+    request: RequestReader,
+    vectors: np.ndarray,
+    whole: np.ndarray | None = None,
+    typical: float | None = None,
+) -> Lines:
+    """A document's lines as the head reads them; `whole` and `typical` as `PlantedLines`
+    takes them."""
     counted = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
-    return Lines(request.logits(vectors), relatedness(vectors), counted)
+    return Lines(request.logits(vectors), relatedness(vectors), counted, typical)
+
+
+def typical_relatedness(vectors: np.ndarray, fitting: Fitting) -> float:
+    """The median, over the clean FIT documents, of each one's median line relatedness: how
+    close a line of a clean document typically stands to the rest of it (a property of the
+    embedding and the documents, not of any head)."""
+    medians = [float(np.median(relatedness(vectors[doc.lines]))) for doc in fitting.documents]
+    return float(np.median(medians))
 
 
 @dataclass(frozen=True)
@@ -290,6 +312,7 @@ def out_of_fold(
     fitting: Fitting,
     planted: Sequence[tuple[int, Encoded]] = (),
     folds: int = FOLDS,
+    typical: float | None = None,
 ) -> tuple[list[Lines], list[Lines]]:
     """Each clean FIT document, and each of `planted` ((its clean document's index, the
     planted text's lines)), read by a head fitted without the clean document's fold (folds
@@ -304,10 +327,10 @@ def out_of_fold(
         for index, doc in enumerate(fitting.documents):
             if doc.lines.start in tested:
                 part = doc.lines
-                read[index] = lines_of(request, vectors[part], fitting.whole[part])
+                read[index] = lines_of(request, vectors[part], fitting.whole[part], typical)
         for number, (index, encoded) in enumerate(planted):
             if fitting.documents[index].lines.start in tested:
-                planted_read[number] = lines_of(request, encoded.vectors, encoded.whole)
+                planted_read[number] = lines_of(request, encoded.vectors, encoded.whole, typical)
     return (
         [read[index] for index in range(len(fitting.documents))],
         [planted_read[number] for number in range(len(planted))],
@@ -358,6 +381,7 @@ def choose(clean: list[Lines], planted: list[Lines]) -> tuple[Choice, list[Choic
 
 def report(
     chosen: Choice,
+    typical: float,
     candidates: list[Choice],
     clean_tasks: list[str],
     planted_tasks: list[str],
@@ -375,7 +399,9 @@ def report(
         " FIT one, a step back from the edge"
         ": the head alone, a document flagged when a whole line's score (its request logit"
         " less the weight times how much closer to the document it stands than the median"
-        f" line) reaches the threshold; at most {MAX_CLEAN_RATE:.2%} of the clean documents"
+        " line, shrunk toward the typical clean document's median line as if"
+        f" {PRIOR_LINES} more lines stood there: {typical:.3f}) reaches the threshold; at"
+        f" most {MAX_CLEAN_RATE:.2%} of the clean documents"
         f" may be flagged, at the threshold and {THRESHOLD_STEP} below it. Planted: VALIDATION"
         " prompts in VALIDATION BIPIA contexts, and the same prompts in FIT documentation"
         " chunks read out of fold.",
@@ -420,6 +446,7 @@ def main() -> None:
     print(f"fitting on {len(labels)} lines ({int(labels.sum())} said to an assistant)")
     vectors = encode_cached(encoder, fitting.texts, args.cache)
     request = fit(vectors, labels)
+    typical = typical_relatedness(vectors, fitting)
     meta = {
         "version": VERSION,
         "seed": SEED,
@@ -454,7 +481,7 @@ def main() -> None:
         ]
 
     def read(texts: list[str]) -> list[Lines]:
-        return [lines_of(request, e.vectors, e.whole) for e in encoded(texts)]
+        return [lines_of(request, e.vectors, e.whole, typical) for e in encoded(texts)]
 
     clean_tasks = [f"FIT out of fold {doc.task}" for doc in fitting.documents] + [
         f"VALIDATION {task}" for task, _ in validation_docs
@@ -464,15 +491,17 @@ def main() -> None:
         vectors,
         fitting,
         [(at, lines) for (at, _, _), lines in zip(planted_fit, planted_fit_lines, strict=True)],
+        typical=typical,
     )
     clean = fit_clean + read([text for _, text in validation_docs])
     planted = read([text for _, text in planted_docs]) + fit_planted
     chosen, candidates = choose(clean, planted)
-    head = PlantedLines(request, chosen.threshold, chosen.relatedness_weight, meta)
+    head = PlantedLines(request, chosen.threshold, chosen.relatedness_weight, meta, typical)
     head.to_file(args.out / "planted_lines.npz")
     pair = (chosen.relatedness_weight, chosen.threshold)
     text = report(
         chosen,
+        typical,
         candidates,
         clean_tasks,
         [f"in a VALIDATION context {t}" for t, _ in planted_docs]

@@ -15,6 +15,7 @@ import pytest
 from mithril.services.embedding.config import BUNDLED_PLANTED_LINES, DATA_DIR
 from mithril.services.embedding.planted import (
     NO_READING,
+    PRIOR_LINES,
     Line,
     PlantedLines,
     RequestReader,
@@ -22,6 +23,7 @@ from mithril.services.embedding.planted import (
     line_scores,
     may_count,
     meta_path,
+    reference_relatedness,
     relatedness,
     spread,
     wrapped,
@@ -45,10 +47,16 @@ from mithril.services.embedding.training.planted_lines import (
 REQUEST = np.array([1.0, 0.0, 0.0, 0.0])
 
 
-def head(threshold: float = 2.0, relatedness_weight: float = 5.0) -> PlantedLines:
+def head(
+    threshold: float = 2.0, relatedness_weight: float = 5.0, typical: float | None = None
+) -> PlantedLines:
     """Logit 6 * (axis 0) - 3: 0.95 for a line all on axis 0, 0.05 for a line without it."""
     return PlantedLines(
-        RequestReader.linear(REQUEST * 6.0, -3.0), threshold, relatedness_weight, {"version": "t"}
+        RequestReader.linear(REQUEST * 6.0, -3.0),
+        threshold,
+        relatedness_weight,
+        {"version": "t"},
+        typical,
     )
 
 
@@ -97,6 +105,34 @@ def test_a_line_scores_its_request_less_how_much_closer_than_the_median_it_stand
     assert line_scores(logits, related, 0.0) == pytest.approx(logits)  # the request alone
     # The same request closer to its document than the median line scores below its logit.
     assert line_scores(np.array([3.0, 0, 0]), np.array([0.9, 0.5, 0.4]), 5.0)[0] < 3.0
+
+
+def test_a_short_texts_median_is_shrunk_toward_the_typical_relatedness() -> None:
+    """In a text of two lines both stand as close as the median: without a typical
+    relatedness the request's distance from the other line says nothing."""
+    logits, related = np.array([3.0, -3.0]), np.array([0.1, 0.1])
+    assert line_scores(logits, related, 5.0) == pytest.approx(logits)
+    reference = (2 * 0.1 + PRIOR_LINES * 0.5) / (2 + PRIOR_LINES)
+    assert reference_relatedness(related, 0.5) == pytest.approx(reference)
+    assert line_scores(logits, related, 5.0, 0.5)[0] == pytest.approx(3.0 + 5 * (reference - 0.1))
+    # Two lines that stand close to each other score below their logits instead.
+    assert (line_scores(logits, np.array([0.8, 0.8]), 5.0, 0.5) < logits).all()
+    # A long document keeps mostly its own median.
+    long = np.r_[np.full(31, 0.7), 0.1]
+    assert reference_relatedness(long, 0.5) == pytest.approx((32 * 0.7 + PRIOR_LINES * 0.5) / 40)
+
+
+def test_a_request_in_a_two_line_text_counts_by_its_distance_from_the_other_line() -> None:
+    email = unit(0, 1, 0.1, 0)
+    # Equal requests (logit 6 / sqrt(2) - 3), one off the email's topic, one on it.
+    unrelated, related = np.vstack([email, unit(1, 0, 0, 1)]), np.vstack([email, unit(1, 1, 0, 0)])
+    without = head()
+    assert without.read(unrelated).request == pytest.approx(without.read(related).request)
+    assert without.read(unrelated).probability == pytest.approx(without.read(related).probability)
+    assert without.read(unrelated).probability < 0.5  # the request alone
+    typical = head(typical=0.5)
+    assert typical.read(unrelated).probability > 0.5
+    assert typical.read(related).probability < 0.5
 
 
 def test_an_unrelated_line_that_is_no_request_stays_below_the_threshold() -> None:
@@ -286,11 +322,12 @@ def test_a_head_kept_as_one_logistic_regression_still_loads(tmp_path: Path) -> N
 
 
 def test_the_head_survives_its_files(tmp_path: Path) -> None:
-    original = head(2.5, 7.5)
+    original = head(2.5, 7.5, typical=0.4)
     original.to_file(tmp_path / "h.npz")
     assert (tmp_path / "h.meta.json").is_file()
     loaded = PlantedLines.from_file(tmp_path / "h.npz")
     assert (loaded.threshold, loaded.relatedness_weight) == (2.5, 7.5)
+    assert loaded.typical_relatedness == 0.4 and "typical_relatedness" not in loaded.meta
     assert loaded.version == "t"
     document = np.vstack([*DOCUMENT, unit(1, 0, 0, 0)])
     assert loaded.read(document).probability == pytest.approx(original.read(document).probability)
@@ -376,7 +413,10 @@ def test_clean_and_planted_documents_are_read_out_of_fold(monkeypatch: pytest.Mo
         return original_fit(rows, labels)
 
     def recording_lines_of(
-        request: RequestReader, rows: np.ndarray, whole: np.ndarray | None = None
+        request: RequestReader,
+        rows: np.ndarray,
+        whole: np.ndarray | None = None,
+        typical: float | None = None,
     ) -> Lines:
         assert not {tuple(row) for row in rows} & fitted_on[-1]
         if len(rows) == 6:
@@ -384,7 +424,7 @@ def test_clean_and_planted_documents_are_read_out_of_fold(monkeypatch: pytest.Mo
         else:  # a planted document: its clean document's lines, one more
             planted_by.append(len(fitted_on))
             assert not {tuple(row) for row in vectors[documents[3].lines]} & fitted_on[-1]
-        return original_lines_of(request, rows, whole)
+        return original_lines_of(request, rows, whole, typical)
 
     monkeypatch.setattr(planted_lines, "fit", recording_fit)
     monkeypatch.setattr(planted_lines, "lines_of", recording_lines_of)
@@ -406,7 +446,28 @@ def test_the_shipped_threshold_and_weight_are_the_ones_the_report_chose() -> Non
     assert (meta["relatedness_weight"], meta["threshold"]) == tuple(
         float(value) for value in chosen.groups()
     )
+    typical = re.search(r"more lines stood there: ([0-9.]+)\)", report)
+    assert typical is not None
+    assert round(meta["typical_relatedness"], 3) == float(typical.group(1))
     assert meta["script"] == "services/embedding/training/planted_lines.py"
+
+
+def test_the_typical_relatedness_is_the_median_of_the_clean_documents_medians() -> None:
+    from mithril.services.embedding.training.planted_lines import typical_relatedness
+
+    topic, other = unit(0, 1, 0, 0), unit(0, 0, 1, 0)
+    close = [topic, topic, topic]  # every line at cosine 1 to the others
+    apart = [topic, other, unit(0, 0, 0, 1)]  # every line at cosine 0
+    half = [topic, topic, other, other]  # every line at cosine 1 / sqrt(5) to the others
+    vectors = np.vstack([unit(1, 0, 0, 0), *close, *apart, *half])
+    documents = [
+        Document("t", slice(1, 4), "close", "benign/python-docs"),
+        Document("t", slice(4, 7), "apart", "benign/python-docs"),
+        Document("t", slice(7, 11), "half", "benign/python-docs"),
+    ]
+    labels = np.r_[1, np.zeros(10)]
+    fitting = Fitting([""] * 11, labels, np.arange(11), documents, np.ones(11, dtype=bool))
+    assert typical_relatedness(vectors, fitting) == pytest.approx(1 / np.sqrt(5))
 
 
 def test_fitting_rows_are_prompts_and_attack_strings_against_document_lines() -> None:
