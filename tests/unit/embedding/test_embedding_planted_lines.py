@@ -122,6 +122,14 @@ def test_a_short_texts_median_is_shrunk_toward_the_typical_relatedness() -> None
     assert reference_relatedness(long, 0.5) == pytest.approx((32 * 0.7 + PRIOR_LINES * 0.5) / 40)
 
 
+def test_a_typical_relatedness_must_be_a_cosine() -> None:
+    for cosine in (-1.0, 0.0, 0.538, 1.0):
+        assert head(typical=cosine).typical_relatedness == cosine
+    for beyond in (-1.01, 1.5):
+        with pytest.raises(ValueError, match="is a cosine"):
+            head(typical=beyond)
+
+
 def test_a_request_in_a_two_line_text_counts_by_its_distance_from_the_other_line() -> None:
     email = unit(0, 1, 0.1, 0)
     # Equal requests (logit 6 / sqrt(2) - 3), one off the email's topic, one on it.
@@ -431,8 +439,9 @@ def test_clean_and_planted_documents_are_read_out_of_fold(monkeypatch: pytest.Mo
     planted_in_fourth = Encoded(
         np.vstack([vectors[documents[3].lines], rng.normal(size=(1, 4))]), np.ones(7, dtype=bool)
     )
-    read, planted = out_of_fold(vectors, fitting, [(3, planted_in_fourth)], folds=5)
+    read, planted = out_of_fold(vectors, fitting, [(3, planted_in_fourth)], folds=5, typical=0.3)
     assert len(fitted_on) == 5 and len(read) == 10
+    assert {doc.typical for doc in read + planted} == {0.3}  # read as the shipped head reads
     assert len(planted) == 1 and len(planted[0].logits) == 7 and len(planted_by) == 1
     assert all(len(doc.logits) == 6 for doc in read)
     assert sorted(set(read_by)) == [1, 2, 3, 4, 5]  # every fold reads its own documents
