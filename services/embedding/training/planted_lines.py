@@ -207,12 +207,18 @@ def _planted_prompts(rows: Sequence[Sample]) -> list[tuple[str, str, str]]:
 
 def planted_documents(rows: Sequence[Sample]) -> list[tuple[str, str]]:
     """(task, text): VALIDATION prompts, each on its own line of a VALIDATION clean
-    context."""
-    contexts = [s.view for s in rows if s.source == BIPIA and s.label == 0 and s.part == VALIDATION]
-    return [
-        (task, insert_into(contexts[i % len(contexts)], prompt, key))
-        for i, (key, task, prompt) in enumerate(_planted_prompts(rows))
+    context, the task naming the context's kind (an email, a table, code): an email is
+    short, and what a planted line is read against differs with the kind."""
+    contexts = [
+        (s.category.split(":")[0], s.view)
+        for s in rows
+        if s.source == BIPIA and s.label == 0 and s.part == VALIDATION
     ]
+    planted = []
+    for i, (key, task, prompt) in enumerate(_planted_prompts(rows)):
+        kind, context = contexts[i % len(contexts)]
+        planted.append((f"{kind}:{task}", insert_into(context, prompt, key)))
+    return planted
 
 
 def planted_in_fit_documentation(

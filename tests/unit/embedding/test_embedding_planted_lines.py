@@ -612,3 +612,36 @@ def test_a_readme_s_chunks_share_a_fold_group() -> None:
     groups = [fitting.groups[doc.lines].tolist() for doc in fitting.documents]
     assert len({*groups[0], *groups[1]}) == 1
     assert not set(groups[2]) & set(groups[0])
+
+
+def test_prompts_are_planted_in_validation_contexts_named_by_their_kind() -> None:
+    """Each VALIDATION prompt goes on its own line of a VALIDATION clean context, in turn,
+    and its task names the context's kind, so the report shows emails apart from tables."""
+    from mithril.domain import Origin
+    from mithril.services.embedding.training.planted_lines import planted_documents
+    from mithril.services.embedding.training.train import FIT, VALIDATION, Sample
+
+    def sample(source: str, text: str, label: int, part: str, category: str = "") -> Sample:
+        return Sample(source, text, label, part, category, Origin.RETRIEVAL, None, text)
+
+    email = "Dear Ann, the invoice for March is attached."
+    table = "| month | total |\n|---|---|\n| March | 12 |"
+    prompts = [f"Tell me a fact about the number {n}." for n in range(4)]
+    rows = [
+        sample("indirect/bipia", email, 0, VALIDATION, "email:benign"),
+        sample("indirect/bipia", table, 0, VALIDATION, "table:benign"),
+        sample("indirect/bipia", "A FIT context", 0, FIT, "code:benign"),
+        *(sample("injection/s-labs", p, 0, VALIDATION) for p in prompts),
+        sample("injection/s-labs", "A FIT prompt", 0, FIT),
+    ]
+    planted = planted_documents(rows)
+    assert len(planted) == 4
+    assert [task for task, _ in planted] == [
+        "email:injection/s-labs:0",
+        "table:injection/s-labs:0",
+    ] * 2
+    for task, text in planted:
+        context = email if task.startswith("email") else table
+        (prompt,) = [p for p in prompts if p in text]
+        assert prompt in text.splitlines()  # on its own line
+        assert text.replace(prompt, "").split() == context.split()  # in the context whole
