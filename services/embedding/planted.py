@@ -12,9 +12,13 @@ or a code block's, gathered apart from it, so a planted line is read alone) find
   READMEs, npm's manual, the Rust books, the machine's manual pages, presidio's
   sentences): does this line read as something said to an assistant rather than as part
   of a document?
-- `relatedness`: the line's cosine to the mean of the document's other lines. Documentation
-  is full of imperative lines ("Return the number of items."), and each is on its
-  document's topic; a planted task is not.
+- `relatedness`: the line's cosine to the mean of the document's other lines of prose
+  (`prose_basis`; of every line when it has fewer than two). Documentation is full of
+  imperative lines ("Return the number of items."), and each is on its document's topic; a
+  planted task is not. A code block is on its page's topic too, but its embedding stands
+  far from every sentence, and a page's sentences compared with it read as off topic
+  (until planted-lines-mlp-2026.12.9 they were: the closest clean DEV Stack Overflow answer
+  stood 1.6 logits below the threshold, 4.7 when its code is left out).
 
 A line's score is its request logit plus `relatedness_weight` times how much further from
 the document it stands than the document's median line (`line_scores`): a page of
@@ -50,7 +54,8 @@ from typing import Any, NamedTuple, TypeVar, cast
 
 import numpy as np
 
-from mithril.services.embedding.runs import RUN_LETTERS, letters, line_runs, separate_lines
+from mithril.services.embedding.prose import marked_runs
+from mithril.services.embedding.runs import RUN_LETTERS, letters
 
 MAX_LINES = 32
 """Most runs of a document read (spread from its first to its last): bounds the encoder
@@ -65,7 +70,7 @@ class LineReading:
     request: float
     """The head's probability that the line is said to an assistant."""
     relatedness: float
-    """The line's cosine to the mean of the text's other lines."""
+    """The line's cosine to the mean of the text's other lines of prose (`prose_basis`)."""
 
 
 NO_READING = LineReading(0.0, 0.0, 0.0)
@@ -96,6 +101,9 @@ class Line(NamedTuple):
     whole: bool
     """False for a piece of a sentence wrapped across lines (`wrapped`) or a short fragment
     (`may_count`): read, but never counted."""
+    prose: bool = True
+    """False for a run of code (`prose.marked_runs`): read and counted, but no line is
+    compared with it."""
 
 
 def spread(items: list[_Item], limit: int = MAX_LINES) -> list[_Item]:
@@ -176,18 +184,19 @@ def wrapped(runs: Sequence[str]) -> list[bool]:
 def document_runs(text: str) -> list[str]:
     """The runs of `text` the head reads, before they are marked and spread ([] for a text
     of one run): what the gateway asks about before it calls for a reading."""
-    return line_runs(text, separate_lines)
+    return [run for run, _ in marked_runs(text)]
 
 
 def document_lines(text: str) -> list[Line]:
     """The runs of whole lines of `text` that are read ([] for a text of one run), each
     marked by its true neighbours before they are spread: whole, or a piece of a wrapped
-    sentence or a short fragment (`may_count`)."""
-    runs = document_runs(text)
+    sentence or a short fragment (`may_count`); prose or code (`prose.marked_runs`)."""
+    marked = marked_runs(text)
+    runs = [run for run, _ in marked]
     return spread(
         [
-            Line(run, not piece and may_count(run))
-            for run, piece in zip(runs, wrapped(runs), strict=True)
+            Line(run, not piece and may_count(run), not code)
+            for (run, code), piece in zip(marked, wrapped(runs), strict=True)
         ]
     )
 
@@ -262,12 +271,25 @@ def sigmoid(logits: np.ndarray) -> np.ndarray:
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -50, 50))), dtype=np.float64)
 
 
-def relatedness(vectors: np.ndarray) -> np.ndarray:
-    """Each row's cosine to the normalised mean of the other rows (rows L2-normalised)."""
+def prose_basis(prose: Sequence[bool] | np.ndarray | None) -> np.ndarray | None:
+    """The rows a line is compared with: the prose runs when there are two or more (a
+    line of prose is then compared with another), every row otherwise (None)."""
+    if prose is None:
+        return None
+    basis = np.asarray(prose, dtype=bool)
+    return basis if basis.sum() >= 2 and not basis.all() else None
+
+
+def relatedness(vectors: np.ndarray, basis: np.ndarray | None = None) -> np.ndarray:
+    """Each row's cosine to the normalised mean of the `basis` rows other than itself
+    (every row without it; rows L2-normalised)."""
     count = len(vectors)
     if count < 2:
         return np.zeros(count)
-    others = vectors.sum(axis=0, keepdims=True) - vectors
+    if basis is None:
+        others = vectors.sum(axis=0, keepdims=True) - vectors
+    else:
+        others = vectors[basis].sum(axis=0, keepdims=True) - vectors * basis[:, None]
     norms = np.linalg.norm(others, axis=1, keepdims=True)
     others = others / np.where(norms > 0, norms, 1.0)
     return np.asarray(np.einsum("ij,ij->i", vectors, others), dtype=np.float64)
@@ -288,12 +310,14 @@ def line_scores(
     related: np.ndarray,
     relatedness_weight: float,
     typical: float | None = None,
+    basis: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per line: how much it asks (the request logit), less `relatedness_weight` times how
-    much closer it stands to the document than its lines are expected to
-    (`reference_relatedness`). A request off the topic of the lines around it scores above
-    its logit, a documentation line whose imperative is on its page's topic below it."""
-    reference = reference_relatedness(related, typical)
+    much closer it stands to the document than its `basis` lines are expected to
+    (`reference_relatedness` of theirs; every line's without it). A request off the topic
+    of the lines around it scores above its logit, a documentation line whose imperative
+    is on its page's topic below it."""
+    reference = reference_relatedness(related if basis is None else related[basis], typical)
     return np.asarray(logits - relatedness_weight * (related - reference), np.float64)
 
 
@@ -308,6 +332,9 @@ class PlantedLines:
     """The median line's relatedness in a typical clean document, that a document's own
     median is shrunk toward (`reference_relatedness`); None for a head kept before
     planted-lines-mlp-2026.12.8, which read the median alone."""
+    against_prose: bool = False
+    """Lines are compared with the document's prose alone (`prose_basis`); False for a head
+    kept before planted-lines-mlp-2026.12.9, which compared them with every run."""
 
     def __post_init__(self) -> None:
         if self.relatedness_weight < 0:
@@ -319,14 +346,23 @@ class PlantedLines:
     def version(self) -> str:
         return str(self.meta.get("version", "unknown"))
 
-    def read(self, vectors: np.ndarray, whole: Sequence[bool] | None = None) -> LineReading:
+    def read(
+        self,
+        vectors: np.ndarray,
+        whole: Sequence[bool] | None = None,
+        prose: Sequence[bool] | None = None,
+    ) -> LineReading:
         """The strongest reading of a document's line vectors (one row per run, in order);
-        only the lines `whole` marks may count (all, without it)."""
+        only the lines `whole` marks may count (all, without it), each compared with the
+        lines `prose` marks (`prose_basis`; with every line, without it)."""
         if len(vectors) < 2:
             return NO_READING
         logits = self.request.logits(vectors)
-        related = relatedness(vectors)
-        scores = line_scores(logits, related, self.relatedness_weight, self.typical_relatedness)
+        basis = prose_basis(prose) if self.against_prose else None
+        related = relatedness(vectors, basis)
+        scores = line_scores(
+            logits, related, self.relatedness_weight, self.typical_relatedness, basis
+        )
         may_count = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
         counting = np.flatnonzero(may_count)
         if not len(counting):
@@ -347,6 +383,8 @@ class PlantedLines:
         }
         if self.typical_relatedness is not None:
             meta["typical_relatedness"] = self.typical_relatedness
+        if self.against_prose:
+            meta["compared_with"] = "prose"
         text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
         meta_path(weights_path).write_text(text, encoding="utf-8")
 
@@ -356,10 +394,14 @@ class PlantedLines:
             request = RequestReader.from_arrays(data)
         meta = json.loads(meta_path(weights_path).read_text(encoding="utf-8"))
         typical = meta.pop("typical_relatedness", None)
+        compared_with = meta.pop("compared_with", "every run")
+        if compared_with not in ("prose", "every run"):
+            raise ValueError(f"a head compares lines with prose or every run, not {compared_with}")
         return cls(
             request,
             float(meta.pop("threshold")),
             float(meta.pop("relatedness_weight")),
             meta,
             None if typical is None else float(typical),
+            compared_with == "prose",
         )

@@ -87,6 +87,22 @@ def standalone_lines(text: str, min_letters: int = RUN_LETTERS) -> list[str]:
     return runs
 
 
+def separate_spans(
+    text: str, min_letters: int = RUN_LETTERS, min_read: int = FRAGMENT_LETTERS
+) -> list[tuple[str, range]]:
+    """`separate_lines`' runs, each with the range of the text's lines
+    (`str.splitlines(keepends=True)`) it holds: what a run was cut from, for a reading that
+    needs the lines around it (is it inside a code fence?)."""
+    spans = []
+    start = 0
+    for piece, _ in _pieces(text, min_letters):
+        end = start + len(piece.splitlines())
+        if letters(piece) >= min_read:
+            spans.append((piece, range(start, end)))
+        start = end
+    return spans
+
+
 def separate_lines(
     text: str, min_letters: int = RUN_LETTERS, min_read: int = FRAGMENT_LETTERS
 ) -> list[str]:
@@ -99,7 +115,7 @@ def separate_lines(
     surrounds it. Joined to the short lines after it (`standalone_lines`: a code block's
     lines, a table's rows, a signature), a planted request was read among them: so were 71
     of the 133 DEV attacks in documentation the cascade missed."""
-    return [piece for piece, _ in _pieces(text, min_letters) if letters(piece) >= min_read]
+    return [piece for piece, _ in separate_spans(text, min_letters, min_read)]
 
 
 def scanned(text: str) -> list[str]:

@@ -312,7 +312,11 @@ class EmbeddingTiers:
         for each in lines:
             end = start + len(each)
             readings.append(
-                self.planted.read(vectors[start:end], [line.whole for line in each])
+                self.planted.read(
+                    vectors[start:end],
+                    [line.whole for line in each],
+                    [line.prose for line in each],
+                )
                 if each and vectors is not None
                 else NO_READING
             )

@@ -28,6 +28,8 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
   threshold and one step lower; of those, the one finding the most planted prompts, on a
   tie the lower weight. A piece of a wrapped sentence (`planted.wrapped`) is fitted on as a
   document line but never counts, as in the gateway.
+- Each line is compared with the document's prose (`prose.marked_runs`, `planted.prose_basis`)
+  since planted-lines-mlp-2026.12.9; until then with every run, code blocks included.
 - Measured before any choice: the typical relatedness a short document's median is shrunk
   toward (`typical_relatedness`, the median over the clean FIT documents of their median
   line's; `planted.reference_relatedness`). Until planted-lines-mlp-2026.12.8 a document's
@@ -61,6 +63,7 @@ from mithril.services.embedding.planted import (
     RequestReader,
     document_lines,
     line_scores,
+    prose_basis,
     relatedness,
 )
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
@@ -75,7 +78,7 @@ from mithril.services.embedding.training.train import (
     samples,
 )
 
-VERSION = "planted-lines-mlp-2026.12.8"
+VERSION = "planted-lines-mlp-2026.12.9"
 HIDDEN = 256
 ALPHA = 1e-3
 BATCH = 256
@@ -154,6 +157,8 @@ class Fitting:
     """Every clean document of several runs of lines."""
     whole: np.ndarray
     """Per text, False for a piece of a wrapped sentence (`planted.wrapped`)."""
+    prose: np.ndarray
+    """Per text, False for a run of code (`prose.marked_runs`)."""
 
 
 def fitting_rows(rows: Sequence[Sample]) -> Fitting:
@@ -171,6 +176,7 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
     )
     texts, groups = list(said), list(range(len(said)))
     whole = [True] * len(said)
+    prose = [True] * len(said)
     documents: list[Document] = []
     split_groups: dict[tuple[str, str], int] = {}
     for s in rows:
@@ -192,8 +198,16 @@ def fitting_rows(rows: Sequence[Sample]) -> Fitting:
         groups.extend([group] * len(lines))
         texts.extend(line.text for line in lines)
         whole.extend(line.whole for line in lines)
+        prose.extend(line.prose for line in lines)
     labels = np.r_[np.ones(len(said)), np.zeros(len(texts) - len(said))]
-    return Fitting(texts, labels, np.asarray(groups), documents, np.asarray(whole, dtype=bool))
+    return Fitting(
+        texts,
+        labels,
+        np.asarray(groups),
+        documents,
+        np.asarray(whole, dtype=bool),
+        np.asarray(prose, dtype=bool),
+    )
 
 
 def _planted_prompts(rows: Sequence[Sample]) -> list[tuple[str, str, str]]:
@@ -271,13 +285,17 @@ class Lines:
     whole: np.ndarray
     typical: float | None = None
     """`PlantedLines.typical_relatedness`."""
+    basis: np.ndarray | None = None
+    """The lines each is compared with (`planted.prose_basis`); every line when None."""
 
     def best(self, relatedness_weight: float) -> float:
         """The highest score of a whole line (`planted.line_scores`); -inf when none may
         count, as `PlantedLines.read` reads a text of one run or of no whole run."""
         if len(self.logits) < 2 or not self.whole.any():
             return -np.inf
-        scores = line_scores(self.logits, self.related, relatedness_weight, self.typical)
+        scores = line_scores(
+            self.logits, self.related, relatedness_weight, self.typical, self.basis
+        )
         return float(scores[self.whole].max())
 
     def flags(self, relatedness_weight: float, threshold: float) -> bool:
@@ -290,18 +308,25 @@ def lines_of(
     vectors: np.ndarray,
     whole: np.ndarray | None = None,
     typical: float | None = None,
+    prose: np.ndarray | None = None,
 ) -> Lines:
-    """A document's lines as the head reads them; `whole` and `typical` as `PlantedLines`
-    takes them."""
+    """A document's lines as the head reads them; `whole`, `typical` and `prose` as
+    `PlantedLines` takes them (compared with the prose lines, given `prose`)."""
     counted = np.ones(len(vectors), dtype=bool) if whole is None else np.asarray(whole, bool)
-    return Lines(request.logits(vectors), relatedness(vectors), counted, typical)
+    basis = prose_basis(prose)
+    return Lines(request.logits(vectors), relatedness(vectors, basis), counted, typical, basis)
 
 
 def typical_relatedness(vectors: np.ndarray, fitting: Fitting) -> float:
-    """The median, over the clean FIT documents, of each one's median line relatedness: how
-    close a line of a clean document typically stands to the rest of it (a property of the
+    """The median, over the clean FIT documents, of each one's median line relatedness
+    (among the lines each is compared with: its prose, `planted.prose_basis`): how close a
+    line of a clean document typically stands to the rest of it (a property of the
     embedding and the documents, not of any head)."""
-    medians = [float(np.median(relatedness(vectors[doc.lines]))) for doc in fitting.documents]
+    medians = []
+    for doc in fitting.documents:
+        basis = prose_basis(fitting.prose[doc.lines])
+        related = relatedness(vectors[doc.lines], basis)
+        medians.append(float(np.median(related if basis is None else related[basis])))
     return float(np.median(medians))
 
 
@@ -311,6 +336,7 @@ class Encoded:
 
     vectors: np.ndarray
     whole: np.ndarray
+    prose: np.ndarray
 
 
 def out_of_fold(
@@ -333,10 +359,14 @@ def out_of_fold(
         for index, doc in enumerate(fitting.documents):
             if doc.lines.start in tested:
                 part = doc.lines
-                read[index] = lines_of(request, vectors[part], fitting.whole[part], typical)
+                read[index] = lines_of(
+                    request, vectors[part], fitting.whole[part], typical, fitting.prose[part]
+                )
         for number, (index, encoded) in enumerate(planted):
             if fitting.documents[index].lines.start in tested:
-                planted_read[number] = lines_of(request, encoded.vectors, encoded.whole, typical)
+                planted_read[number] = lines_of(
+                    request, encoded.vectors, encoded.whole, typical, encoded.prose
+                )
     return (
         [read[index] for index in range(len(fitting.documents))],
         [planted_read[number] for number in range(len(planted))],
@@ -404,8 +434,8 @@ def report(
         f" fold ({FOLDS} folds by the split's group: a distribution, a package), every clean"
         " FIT one, a step back from the edge"
         ": the head alone, a document flagged when a whole line's score (its request logit"
-        " less the weight times how much closer to the document it stands than the median"
-        " line, shrunk toward the typical clean document's median line as if"
+        " less the weight times how much closer to the document's prose it stands than the"
+        " median line of prose, shrunk toward the typical clean document's median line as if"
         f" {PRIOR_LINES} more lines stood there: {typical:.3f}) reaches the threshold; at"
         f" most {MAX_CLEAN_RATE:.2%} of the clean documents"
         f" may be flagged, at the threshold and {THRESHOLD_STEP} below it. Planted: VALIDATION"
@@ -482,12 +512,16 @@ def main() -> None:
         every = encode_cached(encoder, [line.text for each in lines for line in each], args.cache)
         cuts = np.cumsum([0] + [len(each) for each in lines])
         return [
-            Encoded(every[a:b], np.array([line.whole for line in each]))
+            Encoded(
+                every[a:b],
+                np.array([line.whole for line in each]),
+                np.array([line.prose for line in each]),
+            )
             for each, (a, b) in zip(lines, itertools.pairwise(cuts), strict=True)
         ]
 
     def read(texts: list[str]) -> list[Lines]:
-        return [lines_of(request, e.vectors, e.whole, typical) for e in encoded(texts)]
+        return [lines_of(request, e.vectors, e.whole, typical, e.prose) for e in encoded(texts)]
 
     clean_tasks = [f"FIT out of fold {doc.task}" for doc in fitting.documents] + [
         f"VALIDATION {task}" for task, _ in validation_docs
@@ -502,7 +536,9 @@ def main() -> None:
     clean = fit_clean + read([text for _, text in validation_docs])
     planted = read([text for _, text in planted_docs]) + fit_planted
     chosen, candidates = choose(clean, planted)
-    head = PlantedLines(request, chosen.threshold, chosen.relatedness_weight, meta, typical)
+    head = PlantedLines(
+        request, chosen.threshold, chosen.relatedness_weight, meta, typical, against_prose=True
+    )
     head.to_file(args.out / "planted_lines.npz")
     pair = (chosen.relatedness_weight, chosen.threshold)
     text = report(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ from mithril.services.embedding.planted import (
     line_scores,
     may_count,
     meta_path,
+    prose_basis,
     reference_relatedness,
     relatedness,
     spread,
@@ -48,7 +50,10 @@ REQUEST = np.array([1.0, 0.0, 0.0, 0.0])
 
 
 def head(
-    threshold: float = 2.0, relatedness_weight: float = 5.0, typical: float | None = None
+    threshold: float = 2.0,
+    relatedness_weight: float = 5.0,
+    typical: float | None = None,
+    against_prose: bool = False,
 ) -> PlantedLines:
     """Logit 6 * (axis 0) - 3: 0.95 for a line all on axis 0, 0.05 for a line without it."""
     return PlantedLines(
@@ -57,6 +62,7 @@ def head(
         relatedness_weight,
         {"version": "t"},
         typical,
+        against_prose,
     )
 
 
@@ -141,6 +147,41 @@ def test_a_request_in_a_two_line_text_counts_by_its_distance_from_the_other_line
     typical = head(typical=0.5)
     assert typical.read(unrelated).probability > 0.5
     assert typical.read(related).probability < 0.5
+
+
+def test_a_line_is_compared_with_the_prose_alone_when_there_are_two_lines_of_it() -> None:
+    assert prose_basis(None) is None
+    assert prose_basis([True, False, False]) is None  # one line of prose: compare with all
+    assert prose_basis([True, True, True]) is None  # all prose: the same thing
+    assert prose_basis([True, False, True]).tolist() == [True, False, True]
+    lines = np.vstack([unit(0, 1, 0, 0), unit(0, 0, 0, 1), unit(0, 1, 0.1, 0)])
+    related = relatedness(lines, np.array([True, False, True]))
+    assert related[0] == pytest.approx(unit(0, 1, 0.1, 0) @ unit(0, 1, 0, 0))  # not the code
+    assert related[1] == pytest.approx(unit(0, 2, 0.1, 0) @ unit(0, 0, 0, 1))  # both prose
+    # The reference is the prose lines' median, not every line's.
+    scores = line_scores(
+        np.zeros(3), np.array([0.9, 0.1, 0.7]), 1.0, None, np.array([1, 0, 1], bool)
+    )
+    assert scores == pytest.approx([-0.1, 0.7, 0.1])
+
+
+def test_code_runs_change_nothing_a_head_reads_against_prose() -> None:
+    """A code block is on its page's topic, yet its embedding stands far from every
+    sentence: compared with it, a page's sentences read as off topic."""
+    document = [*DOCUMENT, unit(1, 0, 0, 0)]
+    code = [unit(0, 0.2, 1, 1), unit(0, 0.1, 1, 0.8)]
+    prose = [True] * len(document) + [False] * len(code)
+    with_code = np.vstack([*document, *code])
+    against_prose = head(typical=0.5, against_prose=True)
+    alone = astuple(against_prose.read(np.vstack(document)))
+    assert astuple(against_prose.read(with_code, None, prose)) == pytest.approx(alone)
+    every_run = head(typical=0.5)
+    among_code = every_run.read(with_code, None, prose)
+    assert among_code.probability != pytest.approx(every_run.read(np.vstack(document)).probability)
+    # The code's lines are still read, and may still count.
+    request_in_code = [*DOCUMENT, unit(1, 0, 1, 1), unit(0, 0.1, 1, 0.8)]
+    reading = against_prose.read(np.vstack(request_in_code), None, [True] * 3 + [False] * 2)
+    assert reading.probability > 0.5 and reading.request > 0.5
 
 
 def test_an_unrelated_line_that_is_no_request_stays_below_the_threshold() -> None:
@@ -336,6 +377,16 @@ def test_the_head_survives_its_files(tmp_path: Path) -> None:
     loaded = PlantedLines.from_file(tmp_path / "h.npz")
     assert (loaded.threshold, loaded.relatedness_weight) == (2.5, 7.5)
     assert loaded.typical_relatedness == 0.4 and "typical_relatedness" not in loaded.meta
+    assert not loaded.against_prose  # every run, as heads read before 2026.12.9
+    head(against_prose=True).to_file(tmp_path / "p.npz")
+    assert json.loads((tmp_path / "p.meta.json").read_text(encoding="utf-8"))["compared_with"] == (
+        "prose"
+    )
+    assert PlantedLines.from_file(tmp_path / "p.npz").against_prose
+    meta = json.loads((tmp_path / "p.meta.json").read_text(encoding="utf-8"))
+    (tmp_path / "p.meta.json").write_text(json.dumps({**meta, "compared_with": "code"}))
+    with pytest.raises(ValueError, match="not code"):
+        PlantedLines.from_file(tmp_path / "p.npz")
     assert loaded.version == "t"
     document = np.vstack([*DOCUMENT, unit(1, 0, 0, 0)])
     assert loaded.read(document).probability == pytest.approx(original.read(document).probability)
@@ -404,12 +455,15 @@ def test_clean_and_planted_documents_are_read_out_of_fold(monkeypatch: pytest.Mo
         Document("t", slice(40 + 6 * i, 46 + 6 * i), f"doc {i}", "benign/python-docs")
         for i in range(10)
     ]
+    prose = np.ones(100, dtype=bool)
+    prose[45::6] = False  # each document's last line is code
     fitting = Fitting(
         [""] * 100,
         np.r_[np.ones(40), np.zeros(60)],
         np.r_[np.arange(40), np.repeat(np.arange(40, 50), 6)],
         documents,
         np.ones(100, dtype=bool),
+        prose,
     )
     fitted_on: list[set[tuple[float, ...]]] = []
     read_by: list[int] = []
@@ -425,6 +479,7 @@ def test_clean_and_planted_documents_are_read_out_of_fold(monkeypatch: pytest.Mo
         rows: np.ndarray,
         whole: np.ndarray | None = None,
         typical: float | None = None,
+        prose: np.ndarray | None = None,
     ) -> Lines:
         assert not {tuple(row) for row in rows} & fitted_on[-1]
         if len(rows) == 6:
@@ -432,16 +487,21 @@ def test_clean_and_planted_documents_are_read_out_of_fold(monkeypatch: pytest.Mo
         else:  # a planted document: its clean document's lines, one more
             planted_by.append(len(fitted_on))
             assert not {tuple(row) for row in vectors[documents[3].lines]} & fitted_on[-1]
-        return original_lines_of(request, rows, whole, typical)
+        return original_lines_of(request, rows, whole, typical, prose)
 
     monkeypatch.setattr(planted_lines, "fit", recording_fit)
     monkeypatch.setattr(planted_lines, "lines_of", recording_lines_of)
     planted_in_fourth = Encoded(
-        np.vstack([vectors[documents[3].lines], rng.normal(size=(1, 4))]), np.ones(7, dtype=bool)
+        np.vstack([vectors[documents[3].lines], rng.normal(size=(1, 4))]),
+        np.ones(7, dtype=bool),
+        np.r_[prose[documents[3].lines], True],
     )
     read, planted = out_of_fold(vectors, fitting, [(3, planted_in_fourth)], folds=5, typical=0.3)
     assert len(fitted_on) == 5 and len(read) == 10
     assert {doc.typical for doc in read + planted} == {0.3}  # read as the shipped head reads
+    assert all(doc.basis is not None for doc in read + planted)  # against their prose
+    assert {tuple(doc.basis) for doc in read} == {(True,) * 5 + (False,)}
+    assert planted[0].basis is not None and planted[0].basis.tolist() == [True] * 5 + [False, True]
     assert len(planted) == 1 and len(planted[0].logits) == 7 and len(planted_by) == 1
     assert all(len(doc.logits) == 6 for doc in read)
     assert sorted(set(read_by)) == [1, 2, 3, 4, 5]  # every fold reads its own documents
@@ -475,8 +535,15 @@ def test_the_typical_relatedness_is_the_median_of_the_clean_documents_medians() 
         Document("t", slice(7, 11), "half", "benign/python-docs"),
     ]
     labels = np.r_[1, np.zeros(10)]
-    fitting = Fitting([""] * 11, labels, np.arange(11), documents, np.ones(11, dtype=bool))
+    every = np.ones(11, dtype=bool)
+    fitting = Fitting([""] * 11, labels, np.arange(11), documents, every, every)
     assert typical_relatedness(vectors, fitting) == pytest.approx(1 / np.sqrt(5))
+    # Among its prose alone: "apart" with its last line as code stands at cosine 0 still,
+    # "half" with one "other" line as code at 1 / sqrt(2) (two topic lines, one other).
+    prose = every.copy()
+    prose[[6, 10]] = False
+    fitting = Fitting([""] * 11, labels, np.arange(11), documents, every, prose)
+    assert typical_relatedness(vectors, fitting) == pytest.approx(1 / np.sqrt(2))
 
 
 def test_fitting_rows_are_prompts_and_attack_strings_against_document_lines() -> None:
