@@ -18,7 +18,7 @@ or a code block's, gathered apart from it, so a planted line is read alone) find
   planted task is not. A code block is on its page's topic too, but its embedding stands
   far from every sentence, and a page's sentences compared with it read as off topic
   (until planted-lines-mlp-2026.12.9 they were: the closest clean DEV Stack Overflow answer
-  stood 1.6 logits below the threshold, 4.7 when its code is left out).
+  stood 1.6 logits below the threshold; with its sentences compared with its prose, 4.0).
 
 A line's score is its request logit plus `relatedness_weight` times how much further from
 the document it stands than the document's median line (`line_scores`): a page of

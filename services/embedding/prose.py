@@ -9,7 +9,8 @@ the page's prose alone when it has some. A line's code or prose is read off its 
 the lines around it: inside a fence (``` or ~~~), a console prompt (`>>> `, `... `, `$ `), or an
 ending prose never has (`;`, a brace, an opening bracket). A run is code when most of its
 lines that are not blank are. Indentation is no sign: a manual page indents its prose, and
-on DEV counting indented lines as code lost 40 of the head's 999 planted prompts.
+in a scratch run on DEV, counting indented lines as code too found 40 fewer of the 1,200
+planted prompts at the same clean budget.
 """
 
 from __future__ import annotations
