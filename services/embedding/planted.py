@@ -55,7 +55,7 @@ from typing import Any, NamedTuple, TypeVar, cast
 import numpy as np
 
 from mithril.services.embedding.prose import marked_runs
-from mithril.services.embedding.runs import RUN_LETTERS, letters
+from mithril.services.embedding.runs import RUN_LETTERS, letters, line_runs, separate_lines
 
 MAX_LINES = 32
 """Most runs of a document read (spread from its first to its last): bounds the encoder
@@ -183,8 +183,10 @@ def wrapped(runs: Sequence[str]) -> list[bool]:
 
 def document_runs(text: str) -> list[str]:
     """The runs of `text` the head reads, before they are marked and spread ([] for a text
-    of one run): what the gateway asks about before it calls for a reading."""
-    return [run for run, _ in marked_runs(text)]
+    of one run): what the gateway asks about before it calls for a reading. The same runs
+    as `prose.marked_runs`, cut without reading which are code: the gateway only asks
+    whether there are any, for every retrieved text."""
+    return line_runs(text, separate_lines)
 
 
 def document_lines(text: str) -> list[Line]:
