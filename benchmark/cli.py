@@ -37,14 +37,18 @@ def detection(datasets: Path | None, results: Path, console: Console) -> None:
     from mithril.benchmark import detection as prompt_detection
     from mithril.benchmark import secrets_quality
     from mithril.cli.pipeline import LocalPipeline
+    from mithril.gateway.decision import Action, Mode
 
     datasets = datasets or default_datasets_dir()
     pipeline = LocalPipeline()
     loop = asyncio.new_event_loop()
 
     def decide(text: str, origin: Origin) -> tuple[bool, float, list[Finding]]:
-        decision = loop.run_until_complete(pipeline.firewall.scan(text, origin))
-        return decision.flagged, decision.score, list(decision.findings)
+        # Counted as caught when block mode refuses it: credentials and personal data alone
+        # are redacted and passed on under the default policy (`input_secrets: redact`).
+        scan = pipeline.firewall.scan(text, origin, mode=Mode.BLOCK)
+        decision = loop.run_until_complete(scan)
+        return decision.action is Action.BLOCK, decision.score, list(decision.findings)
 
     tiers = prompt_detection.cascade_tiers(pipeline.firewall, loop.run_until_complete)
     started = time.perf_counter()

@@ -1019,23 +1019,25 @@ def cascade_tiers(firewall: Firewall, run: Callable[[Awaitable[Any]], Any]) -> T
 
     The decision's findings are split by tier: fast (rules and secrets), similarity,
     classifier, judge; each part is scored alone with the policy (`decide`), as the cascade
-    scores findings. Where the cascade did not run the learned tiers (the fast tier's attack
-    score already reached the threshold) they are run here, so their standalone rates
-    cover every row; where a judge ran (its overruling zeroes earlier findings), the fast
-    and learned tiers are run again for their own scores.
+    scores findings, and counts when block mode would refuse it (credentials and personal
+    data alone are redacted under the default `input_secrets`, not refused). Where the
+    cascade did not run the learned tiers (the fast tier's attack score already reached the
+    threshold) they are run here, so their standalone rates cover every row; where a judge
+    ran (its overruling zeroes earlier findings), the fast and learned tiers are run again
+    for their own scores.
     """
     from mithril.gateway.cascade import JUDGE, LEARNED, attack_score
-    from mithril.gateway.decision import decide
+    from mithril.gateway.decision import Action, Mode, decide
     from mithril.gateway.tiers import LEARNED_CATEGORY
 
-    policy, cascade = firewall.policy, firewall.tiers
+    policy, cascade = dataclasses.replace(firewall.policy, mode=Mode.BLOCK), firewall.tiers
     names = cascade.names if cascade is not None else frozenset()
     learned = policy.detectors & LEARNED & names
     judged = JUDGE in policy.detectors and JUDGE in names
     learned_tiers = [(name, label) for name, label in LEARNED_TIERS if name in learned]
 
     def flags(findings: Sequence[Finding]) -> bool:
-        return decide(findings, policy).flagged
+        return decide(findings, policy).action is Action.BLOCK
 
     def verdicts(text: str, origin: Origin, findings: list[Finding]) -> list[tuple[str, bool]]:
         later = {LEARNED_CATEGORY, JUDGE}

@@ -44,7 +44,7 @@ class Action(enum.StrEnum):
     ALLOW = "allow"
     BLOCK = "block"
     REDACT = "redact"
-    """Output only: passed with its findings replaced by placeholders."""
+    """Passed with its credentials and personal data replaced by `[REDACTED:<kind>]`."""
 
     def to_proto(self) -> int:
         return {
@@ -52,6 +52,17 @@ class Action(enum.StrEnum):
             Action.BLOCK: common_pb2.ACTION_BLOCK,
             Action.REDACT: common_pb2.ACTION_REDACT,
         }[self]
+
+
+class FactsAction(enum.StrEnum):
+    """What an enforcing policy does with credentials and personal data that reach the
+    threshold when the attack evidence does not (attack evidence is always blocked)."""
+
+    BLOCK = "block"
+    REDACT = "redact"
+    """Pass the content on with each of them replaced by `[REDACTED:<kind>]`."""
+    LOG = "log"
+    """Record them and pass the content on untouched."""
 
 
 DEFAULT_DETECTORS = frozenset({"scanner", "secrets"})
@@ -64,6 +75,8 @@ class Policy:
     detectors: frozenset[str] = DEFAULT_DETECTORS
     judge_band: tuple[float, float] = (0.25, 0.75)
     """Attack scores in [low, high) are ambiguous: the judge is asked, if listed."""
+    facts: FactsAction = FactsAction.REDACT
+    """What happens to content flagged for its credentials and personal data alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,14 +138,17 @@ def score_findings(findings: Iterable[Finding]) -> float:
     nothing of an instruction hidden in it (added to a classifier's 0.45, it flagged clean
     emails).
     """
+    return max(split_scores(findings))
+
+
+def split_scores(findings: Iterable[Finding]) -> tuple[float, float]:
+    """(attack score, facts score), each scored as `score_findings` describes."""
     attack: dict[str, float] = {}
     facts: dict[str, float] = {}
     for finding in findings:
         strongest = facts if finding.category in FACT_CATEGORIES else attack
         strongest[finding.category] = max(strongest.get(finding.category, 0.0), finding.confidence)
-    return max(
-        combine_confidences(tuple(attack.values())), combine_confidences(tuple(facts.values()))
-    )
+    return combine_confidences(tuple(attack.values())), combine_confidences(tuple(facts.values()))
 
 
 def order_findings(findings: Iterable[Finding]) -> tuple[Finding, ...]:
@@ -157,12 +173,15 @@ def decide(
     latency_ms: float = 0.0,
 ) -> Decision:
     ordered = order_findings(findings)
-    score = score_findings(ordered)
+    attack, facts = split_scores(ordered)
+    score = max(attack, facts)
     flagged = score >= policy.threshold and bool(ordered)
-    action = Action.BLOCK if flagged and policy.mode.enforces else Action.ALLOW
+    attack_flagged = attack >= policy.threshold and any(
+        f.category not in FACT_CATEGORIES for f in ordered
+    )
     return Decision(
         decision_id=time_ordered_id(),
-        action=action,
+        action=_action(flagged, attack_flagged, policy),
         score=score,
         flagged=flagged,
         mode=policy.mode,
@@ -171,3 +190,11 @@ def decide(
         unavailable_services=unavailable,
         latency_ms=latency_ms,
     )
+
+
+def _action(flagged: bool, attack_flagged: bool, policy: Policy) -> Action:
+    if not flagged or not policy.mode.enforces:
+        return Action.ALLOW
+    if attack_flagged or policy.facts is FactsAction.BLOCK:
+        return Action.BLOCK
+    return Action.REDACT if policy.facts is FactsAction.REDACT else Action.ALLOW

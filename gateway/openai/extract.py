@@ -5,7 +5,8 @@ when the policy says so), string content or the text parts of a content array, t
 function results, and the arguments of tool calls the client claims the assistant made.
 Legacy completions: `prompt` as a string or a list of strings (token-id prompts carry no
 text to scan). Embeddings: `input`, as retrieved content. The request body itself is
-forwarded untouched.
+forwarded untouched, unless the policy redacts credentials or personal data from the input
+(`with_texts`).
 """
 
 from __future__ import annotations
@@ -25,61 +26,90 @@ _ROLE_ORIGINS = {
     "function": Origin.TOOL,
 }
 _TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+TOKENS_OR_TEXT = "must be a string, an array of strings, or tokens"
+
+
+Path = tuple[str | int, ...]
+"""Keys and indices from the request body down to one text: ("messages", 2, "content")."""
+
+
+def param_of(path: Path) -> str:
+    """The path as OpenAI errors name a parameter: "messages[2].content"."""
+    return "".join(
+        f"[{step}]" if isinstance(step, int) else (f".{step}" if index else step)
+        for index, step in enumerate(path)
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Segment:
     origin: Origin
     text: str
-    param: str
-    """Where it came from in the request, for error messages: "messages[2].content"."""
+    path: Path
+    """Where it is in the request body."""
+
+    @property
+    def param(self) -> str:
+        return param_of(self.path)
 
 
-def _invalid(message: str, param: str) -> ApiError:
-    return ApiError(400, message, code="invalid_request", param=param)
+def replace_texts(body: dict[str, Any], replacements: dict[Path, str]) -> None:
+    """Put each text in `body` at its path (a segment's), in place."""
+    for path, text in replacements.items():
+        parent: Any = body
+        for step in path[:-1]:
+            parent = parent[step]
+        parent[path[-1]] = text
 
 
-def _content_segments(content: Any, origin: Origin, param: str) -> list[Segment]:
+def _invalid(path: Path, problem: str) -> ApiError:
+    param = param_of(path)
+    return ApiError(400, f"{param} {problem}", code="invalid_request", param=param)
+
+
+def _content_segments(content: Any, origin: Origin, path: Path) -> list[Segment]:
     if content is None:
         return []
     if isinstance(content, str):
-        return [Segment(origin, content, param)] if content else []
+        return [Segment(origin, content, path)] if content else []
     if not isinstance(content, list):
-        raise _invalid(f"{param} must be a string, an array of content parts, or null", param)
+        raise _invalid(path, "must be a string, an array of content parts, or null")
     segments = []
     for index, part in enumerate(content):
-        part_param = f"{param}[{index}]"
+        part_path = (*path, index)
         if not isinstance(part, dict):
-            raise _invalid(f"{part_param} must be an object", part_param)
+            raise _invalid(part_path, "must be an object")
         if part.get("type") in _TEXT_PART_TYPES:
             text = part.get("text")
             if not isinstance(text, str):
-                raise _invalid(f"{part_param}.text must be a string", f"{part_param}.text")
+                raise _invalid((*part_path, "text"), "must be a string")
             if text:
-                segments.append(Segment(origin, text, f"{part_param}.text"))
+                segments.append(Segment(origin, text, (*part_path, "text")))
         elif part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
-            segments.append(Segment(origin, part["refusal"], f"{part_param}.refusal"))
+            segments.append(Segment(origin, part["refusal"], (*part_path, "refusal")))
     return segments
 
 
-def _tool_call_segments(message: dict[str, Any], param: str) -> list[Segment]:
+def _tool_call_segments(message: dict[str, Any], path: Path) -> list[Segment]:
     segments = []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
-        raise _invalid(f"{param}.tool_calls must be an array", f"{param}.tool_calls")
+        raise _invalid((*path, "tool_calls"), "must be an array")
     for index, call in enumerate(calls):
         function = call.get("function") if isinstance(call, dict) else None
         arguments = function.get("arguments") if isinstance(function, dict) else None
         if isinstance(arguments, str) and arguments:
             segments.append(
                 Segment(
-                    Origin.ASSISTANT, arguments, f"{param}.tool_calls[{index}].function.arguments"
+                    Origin.ASSISTANT,
+                    arguments,
+                    (*path, "tool_calls", index, "function", "arguments"),
                 )
             )
     legacy = message.get("function_call")
     if isinstance(legacy, dict) and isinstance(legacy.get("arguments"), str):
         segments.append(
-            Segment(Origin.ASSISTANT, legacy["arguments"], f"{param}.function_call.arguments")
+            Segment(Origin.ASSISTANT, legacy["arguments"], (*path, "function_call", "arguments"))
         )
     return segments
 
@@ -87,40 +117,38 @@ def _tool_call_segments(message: dict[str, Any], param: str) -> list[Segment]:
 def chat_segments(body: dict[str, Any], scan_system_prompt: bool) -> list[Segment]:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise _invalid("messages must be a non-empty array", "messages")
+        raise _invalid(("messages",), "must be a non-empty array")
     segments: list[Segment] = []
     for index, message in enumerate(messages):
-        param = f"messages[{index}]"
+        path: Path = ("messages", index)
         if not isinstance(message, dict):
-            raise _invalid(f"{param} must be an object", param)
+            raise _invalid(path, "must be an object")
         role = message.get("role")
         origin = _ROLE_ORIGINS.get(role) if isinstance(role, str) else None
         if origin is None:
-            raise _invalid(
-                f"{param}.role must be one of {', '.join(_ROLE_ORIGINS)}", f"{param}.role"
-            )
+            raise _invalid((*path, "role"), f"must be one of {', '.join(_ROLE_ORIGINS)}")
         if origin is Origin.SYSTEM and not scan_system_prompt:
             continue
-        segments += _content_segments(message.get("content"), origin, f"{param}.content")
+        segments += _content_segments(message.get("content"), origin, (*path, "content"))
         if origin is Origin.ASSISTANT:
-            segments += _tool_call_segments(message, param)
+            segments += _tool_call_segments(message, path)
     return segments
 
 
 def completion_segments(body: dict[str, Any]) -> list[Segment]:
     prompt = body.get("prompt")
     if isinstance(prompt, str):
-        return [Segment(Origin.USER, prompt, "prompt")] if prompt else []
+        return [Segment(Origin.USER, prompt, ("prompt",))] if prompt else []
     if isinstance(prompt, list):
         segments = []
         for index, item in enumerate(prompt):
             if isinstance(item, str):
                 if item:
-                    segments.append(Segment(Origin.USER, item, f"prompt[{index}]"))
+                    segments.append(Segment(Origin.USER, item, ("prompt", index)))
             elif not isinstance(item, int | list):
-                raise _invalid("prompt must be a string, an array of strings, or tokens", "prompt")
+                raise _invalid(("prompt",), TOKENS_OR_TEXT)
         return segments
-    raise _invalid("prompt must be a string, an array of strings, or tokens", "prompt")
+    raise _invalid(("prompt",), TOKENS_OR_TEXT)
 
 
 def embedding_segments(body: dict[str, Any]) -> list[Segment]:
@@ -129,20 +157,20 @@ def embedding_segments(body: dict[str, Any]) -> list[Segment]:
     value = body.get("input")
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list):
-        raise _invalid("input must be a string, an array of strings, or tokens", "input")
+        raise _invalid(("input",), TOKENS_OR_TEXT)
     segments = []
     for index, item in enumerate(items):
-        param = "input" if isinstance(value, str) else f"input[{index}]"
+        path: Path = ("input",) if isinstance(value, str) else ("input", index)
         if isinstance(item, str):
             if item:
-                segments.append(Segment(Origin.RETRIEVAL, item, param))
+                segments.append(Segment(Origin.RETRIEVAL, item, path))
         elif not isinstance(item, int | list):
-            raise _invalid("input must be a string, an array of strings, or tokens", "input")
+            raise _invalid(("input",), TOKENS_OR_TEXT)
     return segments
 
 
 def model_of(body: dict[str, Any]) -> str:
     model = body.get("model")
     if not isinstance(model, str) or not model:
-        raise _invalid("model must be a non-empty string", "model")
+        raise _invalid(("model",), "must be a non-empty string")
     return model

@@ -21,7 +21,15 @@ from starlette.routing import Route
 
 from mithril.domain import Finding
 from mithril.gateway import metrics
-from mithril.gateway.decision import Action, Decision, Mode, Policy, decide
+from mithril.gateway.decision import (
+    FACT_CATEGORIES,
+    Action,
+    Decision,
+    FactsAction,
+    Mode,
+    Policy,
+    decide,
+)
 from mithril.gateway.errors import ApiError
 from mithril.gateway.firewall import Firewall, MessageInput
 from mithril.gateway.openai import extract
@@ -32,6 +40,7 @@ from mithril.gateway.policy.book import PolicyBook, Tenant, bearer_token
 from mithril.gateway.policy.model import RoutePolicy
 from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
+from mithril.runtime.aio import gather_all
 
 CHAT = "/v1/chat/completions"
 COMPLETIONS = "/v1/completions"
@@ -148,10 +157,11 @@ def output_blocked_body(decision: Decision) -> dict[str, Any]:
 
 async def scan_input(
     request: Request, caller: Caller, route: str, segments: list[extract.Segment], model: str
-) -> None:
-    """Decide on the input, record it, and raise 403 when the policy blocks it."""
+) -> dict[extract.Path, str]:
+    """Decide on the input and record it; raise 403 when the policy blocks it. Returns
+    the redacted text of each segment to redact (none unless the decision redacts)."""
     if not segments:
-        return
+        return {}
     firewall: Firewall = request.app.state.firewall
     result = await firewall.scan_messages(
         [MessageInput(s.origin, s.text) for s in segments],
@@ -172,6 +182,18 @@ async def scan_input(
     )
     if decision.action is Action.BLOCK:
         raise blocked_error(decision, segments[index].param)
+    if decision.action is not Action.REDACT:
+        return {}
+    carrying = [
+        segment
+        for segment, findings in zip(segments, result.per_message, strict=True)
+        if any(f.category in FACT_CATEGORIES for f in findings)
+    ]
+    redactions = await gather_all(firewall.redact(segment.text) for segment in carrying)
+    return {
+        segment.path: redaction.text
+        for segment, redaction in zip(carrying, redactions, strict=True)
+    }
 
 
 def _strongest_segment(per_message: tuple[tuple[Finding, ...], ...]) -> int:
@@ -226,7 +248,9 @@ async def proxy_completion(
 
 def _output_policy(caller: Caller, mode: str) -> Policy:
     enforcing = Mode.BLOCK if mode == "block" else Mode.LOG
-    return Policy(enforcing, caller.policy.threshold, frozenset({"secrets"}))
+    return Policy(
+        enforcing, caller.policy.threshold, frozenset({"secrets"}), facts=FactsAction.BLOCK
+    )
 
 
 async def _scan_output(
@@ -361,7 +385,8 @@ async def admit(
     segments_of: Callable[[dict[str, Any], Caller], list[extract.Segment]],
 ) -> Admitted:
     """Authenticate, parse, check the model and the size, scan: the same for every route
-    that forwards a body; raises the error the client should see."""
+    that forwards a body; raises the error the client should see. A body the policy
+    redacts is forwarded re-encoded, with only the redacted texts changed."""
     caller = authenticate(request, route)
     raw = await request.body()
     body = parse_body(raw)
@@ -369,7 +394,9 @@ async def admit(
     check_model(caller, model)
     segments = segments_of(body, caller)
     check_size(caller, segments)
-    await scan_input(request, caller, route, segments, model)
+    if redacted := await scan_input(request, caller, route, segments, model):
+        extract.replace_texts(body, redacted)
+        raw = orjson.dumps(body)
     return Admitted(caller, raw, body, model)
 
 

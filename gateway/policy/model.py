@@ -27,7 +27,7 @@ from pydantic import (
     model_validator,
 )
 
-from mithril.gateway.decision import Mode, Policy
+from mithril.gateway.decision import FactsAction, Mode, Policy
 from mithril.gateway.detectors import AVAILABLE
 from mithril.services.secrets.detectors import REGISTRY as SECRET_KINDS
 
@@ -231,6 +231,10 @@ class PolicyLayer(_Strict):
     """Detectors run on the input, by name: the fast tier (scanner, secrets), then the
     learned tiers (embedding, classifier) below the threshold, then the judge on the
     ambiguous band. A deployment runs only the tiers it has (GATEWAY_LEARNED_TIERS)."""
+    input_secrets: Literal["block", "redact", "log"] = "redact"
+    """Credentials and personal data in the input, when nothing in it reads as an attack:
+    redact: forward it with each replaced by `[REDACTED:<kind>]`; block: refuse it (403);
+    log: record and forward it untouched. Only `mode: block` alters or refuses input."""
     output: OutputPolicy = OutputPolicy()
     upstream: UpstreamPolicy = UpstreamPolicy()
     models: tuple[ModelPattern, ...] = ()
@@ -268,7 +272,13 @@ class RoutePolicy(PolicyLayer):
     def decision_policy(self) -> Policy:
         """The input decision's policy: mode, threshold and the detectors to run (built
         once: a resolved policy is frozen and cached by the book)."""
-        return Policy(Mode(self.mode), self.threshold, self.runnable_detectors, self.judge_band)
+        return Policy(
+            Mode(self.mode),
+            self.threshold,
+            self.runnable_detectors,
+            self.judge_band,
+            FactsAction(self.input_secrets),
+        )
 
     @property
     def output_mode(self) -> Literal["block", "redact", "log"]:

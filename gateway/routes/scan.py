@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Request
@@ -10,7 +11,7 @@ from starlette.responses import Response
 
 from mithril.domain import Origin
 from mithril.gateway.body import OrjsonRoute
-from mithril.gateway.decision import Mode
+from mithril.gateway.decision import FactsAction, Mode
 from mithril.gateway.errors import ApiError
 from mithril.gateway.firewall import Firewall
 from mithril.gateway.openai.routes import authenticate
@@ -66,12 +67,16 @@ async def scan(body: ScanBody, request: Request) -> Response:
     check_text(
         body.text, min(caller.policy.max_input_chars, request.app.state.settings.max_text_chars)
     )
+    policy = caller.policy.decision_policy
+    if body.direction == "output":
+        # Credentials and personal data in a model's answer follow the output policy.
+        policy = dataclasses.replace(policy, facts=FactsAction(caller.policy.output.mode))
     decision = await _firewall(request).scan(
         body.text,
         Origin[body.origin.upper()],
         body.direction,
         Mode(body.mode) if body.mode else None,
-        policy=caller.policy.decision_policy,
+        policy=policy,
     )
     record(
         request,

@@ -136,7 +136,7 @@ def test_cli_local_and_remote_decisions_are_identical(mithril_up: Running, tmp_p
     remote = _cli_jsonl(tmp_path, "--remote", mithril_up.base_url)
     assert len(local) == len(remote) == len(SAMPLES)
     assert [_comparable(d) for d in local] == [_comparable(d) for d in remote]
-    assert [d["action"] for d in local] == ["block", "block", "allow", "allow", "block", "block"]
+    assert [d["action"] for d in local] == ["block", "block", "allow", "allow", "redact", "block"]
 
 
 def test_up_stops_every_process_on_sigint(mithril_up: Running) -> None:

@@ -43,11 +43,14 @@ async def test_log_mode_records_but_allows(gateway_http) -> None:
     assert reply["action"] == "allow" and reply["flagged"] and reply["mode"] == "log"
 
 
-async def test_credential_in_prompt_is_flagged(gateway_http) -> None:
+async def test_credential_in_prompt_is_flagged_for_redaction(gateway_http) -> None:
+    """Nothing in it reads as an attack, so the default policy redacts it (input_secrets)."""
     reply = (await gateway_http.post("/v1/scan", json={"text": f"use {AWS_KEY}"})).json()
-    assert reply["action"] == "block"
+    assert reply["action"] == "redact" and reply["flagged"]
     assert any(f["kind"] == "aws_access_key" for f in reply["findings"])
     assert AWS_KEY not in str(reply)
+    logged = {"text": f"use {AWS_KEY}", "mode": "log"}
+    assert (await gateway_http.post("/v1/scan", json=logged)).json()["action"] == "allow"
 
 
 async def test_redact_over_http(gateway_http) -> None:

@@ -401,12 +401,77 @@ async def test_embeddings_pass_through_after_a_scan(make_gateway, fake_upstream)
     )
     assert [d.index for d in reply.data] == [0, 1]
     assert fake_upstream.requests[-1].path == "/v1/embeddings"
-    # A credential on its way into a vector store is stopped like any other input.
-    with pytest.raises(openai.PermissionDeniedError) as caught:
-        await client(gateway).embeddings.create(
-            model="text-embedding-3-small", input=["fine", f"aws key {AWS_KEY}"]
-        )
-    assert caught.value.body["param"] == "input[1]"
+    # A credential on its way into a vector store is redacted like any other input.
+    await client(gateway).embeddings.create(
+        model="text-embedding-3-small", input=["fine", f"aws key {AWS_KEY}"]
+    )
+    sent = orjson.loads(fake_upstream.requests[-1].body)
+    assert sent["input"] == ["fine", "aws key [REDACTED:aws_access_key]"]
+
+
+async def test_a_credential_in_the_input_is_redacted_before_it_goes_upstream(
+    make_gateway, fake_upstream
+) -> None:
+    """The default: the request goes on with the key replaced, every other byte of meaning
+    kept (vendor fields, other messages); the event says `redact` and holds no key."""
+    import httpx
+
+    gateway = await make_gateway(admin_token="a-long-admin-token-for-tests")
+    messages = [
+        {"role": "system", "content": f"Internal key {AWS_KEY} (trusted, not scanned)."},
+        {"role": "user", "content": [{"type": "text", "text": f"Is {AWS_KEY} still valid?"}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "mail ops@example.com for keys"},
+    ]
+    reply = await client(gateway).chat.completions.create(
+        model="gpt-4o-mini", messages=messages, extra_body={"vendor": {"keep": [1, "x"]}}
+    )
+    assert reply.choices[0].message.content == "Hello from the stand-in model."
+    seen = fake_upstream.requests[-1]
+    sent = orjson.loads(seen.body)
+    assert sent["vendor"] == {"keep": [1, "x"]} and sent["model"] == "gpt-4o-mini"
+    assert sent["messages"][0] == messages[0]  # the application's own prompt is untouched
+    assert sent["messages"][1]["content"] == [
+        {"type": "text", "text": "Is [REDACTED:aws_access_key] still valid?"}
+    ]
+    assert sent["messages"][2]["content"] == "mail [REDACTED:email] for keys"
+    assert int(seen.headers["Content-Length"]) == len(seen.body)
+    admin = {"Authorization": "Bearer a-long-admin-token-for-tests"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}") as http:
+        for _ in range(100):
+            events = (await http.get("/admin/api/events", headers=admin)).json()["data"]
+            if events:
+                break
+            await asyncio.sleep(0.05)
+    assert [(e["action"], e["direction"]) for e in events] == [("redact", "input")]
+    assert AWS_KEY not in str(events)
+
+
+@pytest.mark.parametrize(
+    ("policy", "content", "blocked"),
+    [
+        ("input_secrets: block", f"Is {AWS_KEY} still valid?", True),
+        ("input_secrets: log", f"Is {AWS_KEY} still valid?", False),
+        ("input_secrets: redact\n  mode: log", f"Is {AWS_KEY} valid?", False),
+        (None, f"{ATTACK} My key is {AWS_KEY}.", True),  # an attack is blocked, key or not
+    ],
+)
+async def test_input_credentials_blocked_or_forwarded_as_the_policy_says(
+    make_gateway, fake_upstream, policy, content, blocked
+) -> None:
+    gateway = await make_gateway(
+        None if policy is None else f"defaults:\n  {policy}\n  upstream: {{url: '{{upstream}}'}}\n"
+    )
+    call = client(gateway).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": content}]
+    )
+    if blocked:
+        with pytest.raises(openai.PermissionDeniedError) as caught:
+            await call
+        assert caught.value.body["param"] == "messages[0].content"
+        assert fake_upstream.requests == []
+    else:
+        await call
+        assert orjson.loads(fake_upstream.requests[-1].body)["messages"][0]["content"] == content
 
 
 async def test_malformed_request_is_400_envelope(make_gateway) -> None:

@@ -173,7 +173,9 @@ async def test_monitor_mode_never_blocks_input_or_output(make_gateway, fake_upst
 
 
 async def test_detector_selection_and_input_limit(make_gateway) -> None:
-    gateway = await make_gateway(_policy("detectors: [secrets]\nmax_input_chars: 200"))
+    gateway = await make_gateway(
+        _policy("detectors: [secrets]\ninput_secrets: block\nmax_input_chars: 200")
+    )
     # Only secrets run: an injection passes, a credential does not.
     await client(gateway, "sk-x").chat.completions.create(
         model="gpt-4o-mini", messages=[{"role": "user", "content": ATTACK}]
@@ -248,3 +250,20 @@ async def test_account_headers_follow_the_key(make_gateway, fake_upstream, upstr
     )
     assert seen["authorization"] == "Bearer sk-callers-own"
     assert seen["openai-organization"] == "org-mine" and seen["openai-project"] == "proj-mine"
+
+
+async def test_scan_answers_for_credentials_as_the_input_and_output_policies_say(
+    make_gateway,
+) -> None:
+    """/v1/scan reports what the gateway would do: a credential in the input is redacted
+    (input_secrets), one in a model's answer follows the output mode (block here)."""
+    import httpx
+
+    gateway = await make_gateway(_policy("output: {mode: block}"))
+    text = "key AKIAQ3EGRZLNW7T2X5PB"
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}") as http:
+        actions = [
+            (await http.post("/v1/scan", json={"text": text, "direction": way})).json()["action"]
+            for way in ("input", "output")
+        ]
+    assert actions == ["redact", "block"]

@@ -1,6 +1,7 @@
 """The per-tier accounting of the detection benchmark, on hand-made rows (no model)."""
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Collection
 from pathlib import Path
@@ -19,7 +20,7 @@ from mithril.benchmark.detection import (
     write_report,
 )
 from mithril.domain import Finding, Origin, Severity
-from mithril.gateway.decision import Mode, Policy
+from mithril.gateway.decision import FactsAction, Mode, Policy
 from mithril.gateway.detectors import Analysis
 from mithril.gateway.tiers import classifier_finding, judge_finding, similarity_finding
 
@@ -264,3 +265,15 @@ def test_the_classifier_finding_names_the_language_it_read() -> None:
         second.message == "the multilingual attack classifier (a second opinion on English)"
         " gives 0.90"
     )
+
+
+def test_cascade_tiers_count_what_block_mode_refuses() -> None:
+    """A credential alone is redacted, not refused, unless the policy blocks it; the
+    firewall's own mode does not matter (a log-mode pipeline measures the same)."""
+    key = Finding("secrets.aws_access_key", "secrets", "credential", Severity.HIGH, 0.95, "key")
+    firewall = _Firewall(_Tiers(0.1, 0.1), _Detectors(()))
+    firewall.policy = dataclasses.replace(firewall.policy, mode=Mode.LOG)
+    assert _verdicts(firewall, [key])[0] == ("fast", False)
+    assert _verdicts(firewall, [key, _rule(0.8)])[0] == ("fast", True)
+    firewall.policy = dataclasses.replace(firewall.policy, facts=FactsAction.BLOCK)
+    assert _verdicts(firewall, [key])[0] == ("fast", True)

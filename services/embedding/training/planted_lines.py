@@ -539,6 +539,7 @@ def main() -> None:
     head = PlantedLines(
         request, chosen.threshold, chosen.relatedness_weight, meta, typical, against_prose=True
     )
+    args.out.mkdir(parents=True, exist_ok=True)
     head.to_file(args.out / "planted_lines.npz")
     pair = (chosen.relatedness_weight, chosen.threshold)
     text = report(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mithril.domain import Finding, Severity
-from mithril.gateway.decision import Action, Mode, Policy, decide, score_findings
+from mithril.gateway.decision import Action, FactsAction, Mode, Policy, decide, score_findings
 
 
 def finding(category: str, confidence: float, rule: str = "r", start: int = 0) -> Finding:
@@ -48,6 +48,34 @@ def test_facts_reinforce_each_other() -> None:
 def test_threshold_and_mode(mode, confidence, action, flagged) -> None:  # type: ignore[no-untyped-def]
     decision = decide([finding("jailbreak", confidence)], Policy(mode, 0.5))
     assert (decision.action, decision.flagged) == (action, flagged)
+
+
+@pytest.mark.parametrize(
+    ("mode", "facts", "action"),
+    [
+        (Mode.BLOCK, FactsAction.REDACT, Action.REDACT),
+        (Mode.BLOCK, FactsAction.BLOCK, Action.BLOCK),
+        (Mode.BLOCK, FactsAction.LOG, Action.ALLOW),
+        (Mode.LOG, FactsAction.REDACT, Action.ALLOW),
+        (Mode.MONITOR, FactsAction.BLOCK, Action.ALLOW),
+    ],
+)
+def test_credentials_alone_are_acted_on_as_the_policy_says(mode, facts, action) -> None:  # type: ignore[no-untyped-def]
+    findings = [finding("credential", 0.95, "secrets.aws_access_key"), finding("learned", 0.3)]
+    decision = decide(findings, Policy(mode, 0.5, facts=facts))
+    assert decision.flagged and decision.action is action
+
+
+@pytest.mark.parametrize("facts", list(FactsAction))
+def test_an_attack_is_blocked_whatever_the_facts_policy(facts) -> None:  # type: ignore[no-untyped-def]
+    findings = [finding("credential", 0.95, "secrets.aws_access_key"), finding("jailbreak", 0.6)]
+    assert decide(findings, Policy(Mode.BLOCK, 0.5, facts=facts)).action is Action.BLOCK
+
+
+def test_redaction_is_the_default_and_needs_no_attack_evidence_at_zero_threshold() -> None:
+    """At threshold 0 an absent attack score (0.0) still does not count as an attack."""
+    decision = decide([finding("pii", 0.4, "secrets.email")], Policy(Mode.BLOCK, 0.0))
+    assert decision.action is Action.REDACT
 
 
 def test_no_findings_never_flags_even_at_zero_threshold() -> None:

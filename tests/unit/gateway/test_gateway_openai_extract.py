@@ -85,6 +85,41 @@ def test_embedding_inputs_are_retrieved_content() -> None:
     assert extract.embedding_segments({"input": "one"})[0].param == "input"
 
 
+@pytest.mark.parametrize(
+    ("body", "segments_of"),
+    [
+        (
+            {
+                "messages": [
+                    {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                    {
+                        "role": "assistant",
+                        "content": "calling",
+                        "tool_calls": [{"function": {"name": "f", "arguments": '{"q": 1}'}}],
+                        "function_call": {"name": "g", "arguments": "{}"},
+                    },
+                    {"role": "tool", "content": "result", "extra": [1, 2]},
+                ],
+                "temperature": 0,
+            },
+            lambda body: extract.chat_segments(body, scan_system_prompt=True),
+        ),
+        ({"prompt": ["a", [1, 2], "b"], "n": 2}, extract.completion_segments),
+        ({"prompt": "a"}, extract.completion_segments),
+        ({"input": ["doc one", 7, "doc two"]}, extract.embedding_segments),
+        ({"input": "doc"}, extract.embedding_segments),
+    ],
+)
+def test_each_segments_text_can_be_replaced_where_it_was_read(body, segments_of) -> None:  # type: ignore[no-untyped-def]
+    """Redacting the input rewrites exactly the texts that were scanned, nothing else."""
+    before = orjson.loads(orjson.dumps(body))
+    segments = segments_of(body)
+    extract.replace_texts(body, {s.path: f"<{i}>" for i, s in enumerate(segments)})
+    assert [s.text for s in segments_of(body)] == [f"<{i}>" for i in range(len(segments))]
+    extract.replace_texts(body, {s.path: s.text for s in segments})
+    assert body == before
+
+
 def test_model_is_required() -> None:
     with pytest.raises(ApiError):
         extract.model_of({"messages": []})

@@ -68,8 +68,8 @@ ROUTE_LIST = (
     " /v1/scan, /v1/redact"
 )
 LAYER_OPTIONS = (
-    "options are detectors, judge_band, max_input_chars, mode, models, output, scan_system_prompt,"
-    " threshold, upstream"
+    "options are detectors, input_secrets, judge_band, max_input_chars, mode, models, output,"
+    " scan_system_prompt, threshold, upstream"
 )
 DETECTOR_LIST = "detectors are scanner, secrets, embedding, classifier, judge"
 
@@ -353,6 +353,21 @@ def test_example_policy_shows_every_option() -> None:
     for model in (PolicyFile, TenantConfig, OutputPolicy, UpstreamPolicy):
         for name in model.model_fields:
             assert f"{name}:" in text or f"`{name}: " in text, f"{model.__name__}.{name}"
+
+
+def test_example_policy_defaults_are_the_built_in_values() -> None:
+    """The file says its `defaults:` show the built-in values; only where the upstream
+    key comes from is the example's own."""
+    import yaml
+
+    from mithril.gateway.policy import PolicyFile
+
+    shown = PolicyFile.model_validate(yaml.safe_load(Path(EXAMPLE_POLICY).read_text())).defaults
+    built_in = PolicyFile().defaults
+    assert shown.model_fields_set >= {"mode", "detectors", "input_secrets", "output", "upstream"}
+    for name in shown.model_fields_set - {"upstream"}:
+        assert getattr(shown, name) == getattr(built_in, name), name
+    assert shown.upstream.model_copy(update={"api_key_env": None}) == built_in.upstream
 
 
 def test_open_default_and_its_overrides() -> None:

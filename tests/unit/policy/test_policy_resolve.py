@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mithril.gateway.decision import Mode, Policy
+from mithril.gateway.decision import FactsAction, Mode, Policy
 from mithril.gateway.policy import (
     ROUTES,
     PolicyBook,
@@ -119,6 +119,19 @@ def test_modes_map_onto_the_decision(mode: str, decision: Policy, output_mode: s
     assert policy.decision_policy == decision
     assert policy.output_mode == output_mode
     assert policy.monitor is (mode == "monitor")
+
+
+@pytest.mark.parametrize(
+    ("written", "facts"),
+    [({}, FactsAction.REDACT)] + [({"input_secrets": f.value}, f) for f in FactsAction],
+)
+def test_input_secrets_map_onto_the_decision(written: dict[str, str], facts: FactsAction) -> None:
+    assert RoutePolicy.model_validate(written).decision_policy.facts is facts
+
+
+def test_input_secrets_take_only_the_three_actions() -> None:
+    with pytest.raises(ValueError, match="'block', 'redact' or 'log'"):
+        RoutePolicy.model_validate({"input_secrets": "drop"})
 
 
 @pytest.mark.parametrize(
