@@ -13,12 +13,13 @@ or a code block's, gathered apart from it, so a planted line is read alone) find
   sentences): does this line read as something said to an assistant rather than as part
   of a document?
 - `relatedness`: the line's cosine to the mean of the document's other lines of prose
-  (`prose_basis`; of every line when it has fewer than two). Documentation is full of
-  imperative lines ("Return the number of items."), and each is on its document's topic; a
-  planted task is not. A code block is on its page's topic too, but its embedding stands
-  far from every sentence, and a page's sentences compared with it read as off topic
-  (until planted-lines-mlp-2026.12.9 they were: the closest clean DEV Stack Overflow answer
-  stood 1.6 logits below the threshold; with its sentences compared with its prose, 4.0).
+  (`prose_basis`; of every line when it has fewer than `PROSE_LINES_AT_LEAST`).
+  Documentation is full of imperative lines ("Return the number of items."), and each is on
+  its document's topic; a planted task is not. A code block is on its page's topic too, but
+  its embedding stands far from every sentence, and a page's sentences compared with it read
+  as off topic (until planted-lines-mlp-2026.12.9 they were: the closest clean DEV Stack
+  Overflow answer stood 1.6 logits below the threshold; with its sentences compared with its
+  prose, 4.0).
 
 A line's score is its request logit plus `relatedness_weight` times how much further from
 the document it stands than the document's median line (`line_scores`): a page of
@@ -273,13 +274,25 @@ def sigmoid(logits: np.ndarray) -> np.ndarray:
     return np.asarray(1.0 / (1.0 + np.exp(-np.clip(logits, -50, 50))), dtype=np.float64)
 
 
-def prose_basis(prose: Sequence[bool] | np.ndarray | None) -> np.ndarray | None:
-    """The rows a line is compared with: the prose runs when there are two or more (a
-    line of prose is then compared with another), every row otherwise (None)."""
+PROSE_LINES_AT_LEAST = 5
+"""The fewest lines of prose a document needs for its lines to be compared with its prose
+alone (planted-lines-mlp-2026.12.10; 2 before, the least that lets a line of prose be
+compared with another). A few sentences around a code block say little of the page's
+topic. Chosen on DEV by the head's own rule: with 2 / 3 / 4 / 5 / 6, the head's choice finds
+996 / 997 / 997 / 998 / 997 of 1,200 planted prompts at 11 / 9 / 9 / 9 / 10 of 5,535 clean
+documents."""
+
+
+def prose_basis(
+    prose: Sequence[bool] | np.ndarray | None, at_least: int | None = None
+) -> np.ndarray | None:
+    """The rows a line is compared with: the prose runs when there are `at_least` of them
+    (`PROSE_LINES_AT_LEAST` without it) and some code, every row otherwise (None)."""
     if prose is None:
         return None
     basis = np.asarray(prose, dtype=bool)
-    return basis if basis.sum() >= 2 and not basis.all() else None
+    enough = max(PROSE_LINES_AT_LEAST if at_least is None else at_least, 2)
+    return basis if basis.sum() >= enough and not basis.all() else None
 
 
 def relatedness(vectors: np.ndarray, basis: np.ndarray | None = None) -> np.ndarray:
@@ -337,6 +350,8 @@ class PlantedLines:
     against_prose: bool = False
     """Lines are compared with the document's prose alone (`prose_basis`); False for a head
     kept before planted-lines-mlp-2026.12.9, which compared them with every run."""
+    prose_lines_at_least: int = PROSE_LINES_AT_LEAST
+    """`prose_basis`'s `at_least` the head was chosen with (2 for planted-lines-mlp-2026.12.9)."""
 
     def __post_init__(self) -> None:
         if self.relatedness_weight < 0:
@@ -360,7 +375,7 @@ class PlantedLines:
         if len(vectors) < 2:
             return NO_READING
         logits = self.request.logits(vectors)
-        basis = prose_basis(prose) if self.against_prose else None
+        basis = prose_basis(prose, self.prose_lines_at_least) if self.against_prose else None
         related = relatedness(vectors, basis)
         scores = line_scores(
             logits, related, self.relatedness_weight, self.typical_relatedness, basis
@@ -387,6 +402,7 @@ class PlantedLines:
             meta["typical_relatedness"] = self.typical_relatedness
         if self.against_prose:
             meta["compared_with"] = "prose"
+            meta["prose_lines_at_least"] = self.prose_lines_at_least
         text = json.dumps(meta, indent=2, sort_keys=True) + "\n"
         meta_path(weights_path).write_text(text, encoding="utf-8")
 
@@ -399,6 +415,10 @@ class PlantedLines:
         compared_with = meta.pop("compared_with", "every run")
         if compared_with not in ("prose", "every run"):
             raise ValueError(f"a head compares lines with prose or every run, not {compared_with}")
+        # A head that names no count was chosen with two (planted-lines-mlp-2026.12.9).
+        at_least = meta.pop("prose_lines_at_least", 2)
+        if not isinstance(at_least, int) or at_least < 2:
+            raise ValueError(f"prose_lines_at_least is a count of 2 or more, not {at_least!r}")
         return cls(
             request,
             float(meta.pop("threshold")),
@@ -406,4 +426,5 @@ class PlantedLines:
             meta,
             None if typical is None else float(typical),
             compared_with == "prose",
+            at_least,
         )

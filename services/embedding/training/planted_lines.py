@@ -29,7 +29,9 @@ Rows: DEV only, as `train.py` cuts them; nothing held out is read.
   tie the lower weight. A piece of a wrapped sentence (`planted.wrapped`) is fitted on as a
   document line but never counts, as in the gateway.
 - Each line is compared with the document's prose (`prose.marked_runs`, `planted.prose_basis`)
-  since planted-lines-mlp-2026.12.9; until then with every run, code blocks included.
+  since planted-lines-mlp-2026.12.9, when it has `planted.PROSE_LINES_AT_LEAST` lines of
+  prose (5 since planted-lines-mlp-2026.12.10, 2 before); until then with every run, code
+  blocks included.
 - Measured before any choice: the typical relatedness a short document's median is shrunk
   toward (`typical_relatedness`, the median over the clean FIT documents of their median
   line's; `planted.reference_relatedness`). Until planted-lines-mlp-2026.12.8 a document's
@@ -58,6 +60,7 @@ from mithril.benchmark.detection import BIPIA, insert_into
 from mithril.services.embedding.encoder import Encoder
 from mithril.services.embedding.planted import (
     PRIOR_LINES,
+    PROSE_LINES_AT_LEAST,
     Line,
     PlantedLines,
     RequestReader,
@@ -78,7 +81,7 @@ from mithril.services.embedding.training.train import (
     samples,
 )
 
-VERSION = "planted-lines-mlp-2026.12.9"
+VERSION = "planted-lines-mlp-2026.12.10"
 HIDDEN = 256
 ALPHA = 1e-3
 BATCH = 256
@@ -435,7 +438,9 @@ def report(
         " FIT one, a step back from the edge"
         ": the head alone, a document flagged when a whole line's score (its request logit"
         " less the weight times how much closer to the document's prose it stands than the"
-        " median line of prose, shrunk toward the typical clean document's median line as if"
+        f" median line of prose (with {PROSE_LINES_AT_LEAST} lines of prose or more and some"
+        " code; every line is compared with every other otherwise), shrunk toward the"
+        " typical clean document's median line as if"
         f" {PRIOR_LINES} more lines stood there: {typical:.3f}) reaches the threshold; at"
         f" most {MAX_CLEAN_RATE:.2%} of the clean documents"
         f" may be flagged, at the threshold and {THRESHOLD_STEP} below it. Planted: VALIDATION"

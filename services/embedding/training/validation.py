@@ -136,12 +136,12 @@ def table(rows: list[Sample], flagged: np.ndarray, unseen: np.ndarray) -> list[s
 
 
 def flag_all(rows: list[Sample]) -> tuple[np.ndarray, list[dict[str, float]]]:
-    """Each row's verdict from the in-process cascade (built from the environment); of a
-    row that carries personal data by design, the attack evidence's verdict, as the
-    detection benchmark counts it. Also each row's attack evidence: rule id -> confidence."""
+    """Each row's verdict from the in-process cascade (built from the environment): whether
+    block mode refuses it, as the detection benchmark counts it (credentials and personal
+    data alone are redacted, not refused). Also each row's attack evidence: rule id ->
+    confidence."""
     from mithril.cli.pipeline import LocalPipeline
-    from mithril.gateway.cascade import attack_score
-    from mithril.gateway.decision import FACT_CATEGORIES
+    from mithril.gateway.decision import FACT_CATEGORIES, Action, Mode
 
     firewall = LocalPipeline().firewall
     loop = asyncio.new_event_loop()
@@ -149,11 +149,9 @@ def flag_all(rows: list[Sample]) -> tuple[np.ndarray, list[dict[str, float]]]:
     evidence = []
     try:
         for row in rows:
-            decision = loop.run_until_complete(firewall.scan(row.text, row.origin))
-            if row.carries_facts:
-                flagged.append(attack_score(decision.findings) >= decision.threshold)
-            else:
-                flagged.append(decision.flagged)
+            scan = firewall.scan(row.text, row.origin, mode=Mode.BLOCK)
+            decision = loop.run_until_complete(scan)
+            flagged.append(decision.action is Action.BLOCK)
             found: dict[str, float] = {}
             for finding in decision.findings:
                 if finding.category not in FACT_CATEGORIES:

@@ -5,6 +5,7 @@ reading of a document is tested in test_embedding_planted_lines_model.py."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from dataclasses import astuple
@@ -13,10 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mithril.services.embedding import planted
 from mithril.services.embedding.config import BUNDLED_PLANTED_LINES, DATA_DIR
 from mithril.services.embedding.planted import (
     NO_READING,
     PRIOR_LINES,
+    PROSE_LINES_AT_LEAST,
     Line,
     PlantedLines,
     RequestReader,
@@ -149,11 +152,16 @@ def test_a_request_in_a_two_line_text_counts_by_its_distance_from_the_other_line
     assert typical.read(related).probability < 0.5
 
 
-def test_a_line_is_compared_with_the_prose_alone_when_there_are_two_lines_of_it() -> None:
+def test_a_line_is_compared_with_the_prose_alone_when_there_is_enough_of_it() -> None:
     assert prose_basis(None) is None
-    assert prose_basis([True, False, False]) is None  # one line of prose: compare with all
-    assert prose_basis([True, True, True]) is None  # all prose: the same thing
-    assert prose_basis([True, False, True]).tolist() == [True, False, True]
+    assert prose_basis([True, False, False], 2) is None  # one line of prose: compare with all
+    assert prose_basis([True, True, True], 2) is None  # all prose: the same thing
+    assert prose_basis([True, False, True], 2).tolist() == [True, False, True]
+    assert prose_basis([True, False, False], 1) is None  # never fewer than two
+    # By default, PROSE_LINES_AT_LEAST of them: a few sentences say little of a page's topic.
+    enough = [True] * PROSE_LINES_AT_LEAST + [False]
+    assert prose_basis(enough).tolist() == enough
+    assert prose_basis(enough[1:]) is None
     lines = np.vstack([unit(0, 1, 0, 0), unit(0, 0, 0, 1), unit(0, 1, 0.1, 0)])
     related = relatedness(lines, np.array([True, False, True]))
     assert related[0] == pytest.approx(unit(0, 1, 0.1, 0) @ unit(0, 1, 0, 0))  # not the code
@@ -168,7 +176,9 @@ def test_a_line_is_compared_with_the_prose_alone_when_there_are_two_lines_of_it(
 def test_code_runs_change_nothing_a_head_reads_against_prose() -> None:
     """A code block is on its page's topic, yet its embedding stands far from every
     sentence: compared with it, a page's sentences read as off topic."""
-    document = [*DOCUMENT, unit(1, 0, 0, 0)]
+    topic = DOCUMENT * 2  # enough lines of prose to be compared with (PROSE_LINES_AT_LEAST)
+    assert len(topic) >= PROSE_LINES_AT_LEAST
+    document = [*topic, unit(1, 0, 0, 0)]
     code = [unit(0, 0.2, 1, 1), unit(0, 0.1, 1, 0.8)]
     prose = [True] * len(document) + [False] * len(code)
     with_code = np.vstack([*document, *code])
@@ -179,9 +189,12 @@ def test_code_runs_change_nothing_a_head_reads_against_prose() -> None:
     among_code = every_run.read(with_code, None, prose)
     assert among_code.probability != pytest.approx(every_run.read(np.vstack(document)).probability)
     # The code's lines are still read, and may still count.
-    request_in_code = [*DOCUMENT, unit(1, 0, 1, 1), unit(0, 0.1, 1, 0.8)]
-    reading = against_prose.read(np.vstack(request_in_code), None, [True] * 3 + [False] * 2)
+    request_in_code = [*topic, unit(1, 0, 1, 1), unit(0, 0.1, 1, 0.8)]
+    reading = against_prose.read(np.vstack(request_in_code), None, [True] * 6 + [False] * 2)
     assert reading.probability > 0.5 and reading.request > 0.5
+    # Chosen with fewer lines of prose than this page has, a head reads it against every run.
+    too_few = dataclasses.replace(against_prose, prose_lines_at_least=len(document) + 1)
+    assert too_few.read(with_code, None, prose) == every_run.read(with_code, None, prose)
 
 
 def test_an_unrelated_line_that_is_no_request_stays_below_the_threshold() -> None:
@@ -384,9 +397,18 @@ def test_the_head_survives_its_files(tmp_path: Path) -> None:
     )
     assert PlantedLines.from_file(tmp_path / "p.npz").against_prose
     meta = json.loads((tmp_path / "p.meta.json").read_text(encoding="utf-8"))
+    assert meta["prose_lines_at_least"] == PROSE_LINES_AT_LEAST
     (tmp_path / "p.meta.json").write_text(json.dumps({**meta, "compared_with": "code"}))
     with pytest.raises(ValueError, match="not code"):
         PlantedLines.from_file(tmp_path / "p.npz")
+    # A head of planted-lines-mlp-2026.12.9 names no count: it was chosen with two.
+    del meta["prose_lines_at_least"]
+    (tmp_path / "p.meta.json").write_text(json.dumps(meta))
+    assert PlantedLines.from_file(tmp_path / "p.npz").prose_lines_at_least == 2
+    for wrong in (1, "four"):
+        (tmp_path / "p.meta.json").write_text(json.dumps({**meta, "prose_lines_at_least": wrong}))
+        with pytest.raises(ValueError, match="count of 2 or more"):
+            PlantedLines.from_file(tmp_path / "p.npz")
     assert loaded.version == "t"
     document = np.vstack([*DOCUMENT, unit(1, 0, 0, 0)])
     assert loaded.read(document).probability == pytest.approx(original.read(document).probability)
@@ -543,7 +565,11 @@ def test_the_typical_relatedness_is_the_median_of_the_clean_documents_medians() 
     prose = every.copy()
     prose[[6, 10]] = False
     fitting = Fitting([""] * 11, labels, np.arange(11), documents, every, prose)
-    assert typical_relatedness(vectors, fitting) == pytest.approx(1 / np.sqrt(2))
+    # Two and three lines of prose are too few (PROSE_LINES_AT_LEAST): every line, as above.
+    assert typical_relatedness(vectors, fitting) == pytest.approx(1 / np.sqrt(5))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(planted, "PROSE_LINES_AT_LEAST", 2)
+        assert typical_relatedness(vectors, fitting) == pytest.approx(1 / np.sqrt(2))
 
 
 def test_fitting_rows_are_prompts_and_attack_strings_against_document_lines() -> None:
