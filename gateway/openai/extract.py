@@ -6,7 +6,7 @@ function results, and the arguments of tool calls the client claims the assistan
 Legacy completions: `prompt` as a string or a list of strings (token-id prompts carry no
 text to scan). Embeddings: `input`, as retrieved content. The request body itself is
 forwarded untouched, unless the policy redacts credentials or personal data from the input
-(`with_texts`).
+(`replace_texts`).
 """
 
 from __future__ import annotations
@@ -26,14 +26,14 @@ _ROLE_ORIGINS = {
     "function": Origin.TOOL,
 }
 _TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
-TOKENS_OR_TEXT = "must be a string, an array of strings, or tokens"
+_TOKENS_OR_TEXT = "must be a string, an array of strings, or tokens"
 
 
-Path = tuple[str | int, ...]
+BodyPath = tuple[str | int, ...]
 """Keys and indices from the request body down to one text: ("messages", 2, "content")."""
 
 
-def param_of(path: Path) -> str:
+def param_of(path: BodyPath) -> str:
     """The path as OpenAI errors name a parameter: "messages[2].content"."""
     return "".join(
         f"[{step}]" if isinstance(step, int) else (f".{step}" if index else step)
@@ -45,7 +45,7 @@ def param_of(path: Path) -> str:
 class Segment:
     origin: Origin
     text: str
-    path: Path
+    path: BodyPath
     """Where it is in the request body."""
 
     @property
@@ -53,7 +53,7 @@ class Segment:
         return param_of(self.path)
 
 
-def replace_texts(body: dict[str, Any], replacements: dict[Path, str]) -> None:
+def replace_texts(body: dict[str, Any], replacements: dict[BodyPath, str]) -> None:
     """Put each text in `body` at its path (a segment's), in place."""
     for path, text in replacements.items():
         parent: Any = body
@@ -62,12 +62,12 @@ def replace_texts(body: dict[str, Any], replacements: dict[Path, str]) -> None:
         parent[path[-1]] = text
 
 
-def _invalid(path: Path, problem: str) -> ApiError:
+def _invalid(path: BodyPath, problem: str) -> ApiError:
     param = param_of(path)
     return ApiError(400, f"{param} {problem}", code="invalid_request", param=param)
 
 
-def _content_segments(content: Any, origin: Origin, path: Path) -> list[Segment]:
+def _content_segments(content: Any, origin: Origin, path: BodyPath) -> list[Segment]:
     if content is None:
         return []
     if isinstance(content, str):
@@ -90,7 +90,7 @@ def _content_segments(content: Any, origin: Origin, path: Path) -> list[Segment]
     return segments
 
 
-def _tool_call_segments(message: dict[str, Any], path: Path) -> list[Segment]:
+def _tool_call_segments(message: dict[str, Any], path: BodyPath) -> list[Segment]:
     segments = []
     calls = message.get("tool_calls") or []
     if not isinstance(calls, list):
@@ -120,7 +120,7 @@ def chat_segments(body: dict[str, Any], scan_system_prompt: bool) -> list[Segmen
         raise _invalid(("messages",), "must be a non-empty array")
     segments: list[Segment] = []
     for index, message in enumerate(messages):
-        path: Path = ("messages", index)
+        path: BodyPath = ("messages", index)
         if not isinstance(message, dict):
             raise _invalid(path, "must be an object")
         role = message.get("role")
@@ -146,9 +146,9 @@ def completion_segments(body: dict[str, Any]) -> list[Segment]:
                 if item:
                     segments.append(Segment(Origin.USER, item, ("prompt", index)))
             elif not isinstance(item, int | list):
-                raise _invalid(("prompt",), TOKENS_OR_TEXT)
+                raise _invalid(("prompt",), _TOKENS_OR_TEXT)
         return segments
-    raise _invalid(("prompt",), TOKENS_OR_TEXT)
+    raise _invalid(("prompt",), _TOKENS_OR_TEXT)
 
 
 def embedding_segments(body: dict[str, Any]) -> list[Segment]:
@@ -157,15 +157,15 @@ def embedding_segments(body: dict[str, Any]) -> list[Segment]:
     value = body.get("input")
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, list):
-        raise _invalid(("input",), TOKENS_OR_TEXT)
+        raise _invalid(("input",), _TOKENS_OR_TEXT)
     segments = []
     for index, item in enumerate(items):
-        path: Path = ("input",) if isinstance(value, str) else ("input", index)
+        path: BodyPath = ("input",) if isinstance(value, str) else ("input", index)
         if isinstance(item, str):
             if item:
                 segments.append(Segment(Origin.RETRIEVAL, item, path))
         elif not isinstance(item, int | list):
-            raise _invalid(("input",), TOKENS_OR_TEXT)
+            raise _invalid(("input",), _TOKENS_OR_TEXT)
     return segments
 
 

@@ -157,7 +157,7 @@ def output_blocked_body(decision: Decision) -> dict[str, Any]:
 
 async def scan_input(
     request: Request, caller: Caller, route: str, segments: list[extract.Segment], model: str
-) -> dict[extract.Path, str]:
+) -> dict[extract.BodyPath, str]:
     """Decide on the input and record it; raise 403 when the policy blocks it. Returns
     the redacted text of each segment to redact (none unless the decision redacts)."""
     if not segments:
@@ -189,6 +189,7 @@ async def scan_input(
         for segment, findings in zip(segments, result.per_message, strict=True)
         if any(f.category in FACT_CATEGORIES for f in findings)
     ]
+    # The texts that carry them are redacted as /v1/redact would (every kind, its markers).
     redactions = await gather_all(firewall.redact(segment.text) for segment in carrying)
     return {
         segment.path: redaction.text
