@@ -40,7 +40,7 @@ from mithril.gateway.policy.book import PolicyBook, Tenant, bearer_token
 from mithril.gateway.policy.model import RoutePolicy
 from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
-from mithril.runtime.aio import gather_all
+from mithril.services.secrets.redact import apply_redactions
 
 CHAT = "/v1/chat/completions"
 COMPLETIONS = "/v1/completions"
@@ -184,17 +184,16 @@ async def scan_input(
         raise blocked_error(decision, segments[index].param)
     if decision.action is not Action.REDACT:
         return {}
-    carrying = [
-        segment
-        for segment, findings in zip(segments, result.per_message, strict=True)
-        if any(f.category in FACT_CATEGORIES for f in findings)
-    ]
-    # The texts that carry them are redacted as /v1/redact would (every kind, its markers).
-    redactions = await gather_all(firewall.redact(segment.text) for segment in carrying)
-    return {
-        segment.path: redaction.text
-        for segment, redaction in zip(carrying, redactions, strict=True)
-    }
+    # Each text is redacted of the findings the decision was made on (the secrets
+    # detectors', non-overlapping, in text order): no second detection, no second call.
+    redacted: dict[extract.BodyPath, str] = {}
+    for segment, findings in zip(segments, result.per_message, strict=True):
+        facts = sorted(
+            (f for f in findings if f.category in FACT_CATEGORIES), key=lambda f: f.start or 0
+        )
+        if facts:
+            redacted[segment.path] = apply_redactions(segment.text, facts)
+    return redacted
 
 
 def _strongest_segment(per_message: tuple[tuple[Finding, ...], ...]) -> int:
