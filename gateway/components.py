@@ -63,13 +63,23 @@ def load_policy_book(settings: GatewaySettings) -> PolicyBook:
     )
 
 
-def service_policy(book: PolicyBook, settings: GatewaySettings) -> Policy:
-    """The policy of FirewallService callers (internal services): tenant `default`'s
-    /v1/scan policy when the book has that tenant, else the settings' mode and threshold."""
+@dataclass(frozen=True, slots=True)
+class ServicePolicies:
+    """The policies of FirewallService and CLI callers, by the way the text travels."""
+
+    input: Policy
+    output: Policy
+
+
+def service_policies(book: PolicyBook, settings: GatewaySettings) -> ServicePolicies:
+    """Tenant `default`'s /v1/scan policies when the book has that tenant, else the
+    settings' mode and threshold (credentials and personal data redacted either way)."""
     try:
-        return book.resolve(Tenant("default"), "/v1/scan").decision_policy
+        route = book.resolve(Tenant("default"), "/v1/scan")
     except KeyError:
-        return Policy(Mode(settings.mode), settings.threshold)
+        fallback = Policy(Mode(settings.mode), settings.threshold)
+        return ServicePolicies(fallback, fallback)
+    return ServicePolicies(route.decision_policy, route.scan_output_policy)
 
 
 def admin_token(settings: GatewaySettings, book: PolicyBook) -> str:
@@ -94,10 +104,11 @@ def build_components(
     settings: GatewaySettings, detectors: Detectors, tiers: LearnedTiers | None = None
 ) -> Components:
     book = load_policy_book(settings)
+    policies = service_policies(book, settings)
     store = EventStore(settings.database_url or default_database_url())
     return Components(
         settings=settings,
-        firewall=Firewall(detectors, service_policy(book, settings), tiers),
+        firewall=Firewall(detectors, policies.input, tiers, output_policy=policies.output),
         policy_book=book,
         upstream=Upstream(),
         event_store=store,

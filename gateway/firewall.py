@@ -6,11 +6,10 @@ gets the same decision for the same text.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -18,11 +17,12 @@ from opentelemetry import trace
 from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
 from mithril.gateway.cascade import LearnedTiers, escalate
-from mithril.gateway.decision import Action, Decision, Mode, Policy, decide
+from mithril.gateway.decision import FACT_CATEGORIES, Action, Decision, Mode, Policy, decide
 from mithril.gateway.detectors import Analysis, Detectors, Redaction, ServiceUnavailableError
 from mithril.runtime import attributes, telemetry
 from mithril.runtime.aio import gather_all
 from mithril.runtime.telemetry import text_fingerprint, tracer
+from mithril.services.secrets.redact import apply_redactions
 
 _log = logging.getLogger(__name__)
 _tracer = tracer(__name__)
@@ -34,23 +34,58 @@ class MessageInput:
     content: str
 
 
+def redact_facts(text: str, findings: Iterable[Finding]) -> str | None:
+    """`text` with each credential and piece of personal data among `findings` replaced
+    by `[REDACTED:<kind>]`; None when there is none. The findings are the ones a decision
+    was made on (the secrets detectors': non-overlapping, with spans), so redacting costs
+    no second detection."""
+    facts = sorted((f for f in findings if f.category in FACT_CATEGORIES), key=_start)
+    return apply_redactions(text, facts) if facts else None
+
+
+def _start(finding: Finding) -> int:
+    return finding.start or 0
+
+
 @dataclass(frozen=True, slots=True)
 class ConversationDecision:
     decision: Decision
     per_message: tuple[tuple[Finding, ...], ...]
 
+    def redacted_contents(self, contents: Sequence[str]) -> tuple[str | None, ...]:
+        """When the decision is to redact, each message's content (given in request
+        order) to send on, None for a message with nothing to redact; all None for any
+        other decision."""
+        if self.decision.action is not Action.REDACT:
+            return (None,) * len(contents)
+        return tuple(
+            redact_facts(content, findings)
+            for content, findings in zip(contents, self.per_message, strict=True)
+        )
+
+    def redacted_text(self, text: str) -> str | None:
+        """`redacted_contents` of a decision on the one text `text`."""
+        return self.redacted_contents([text])[0]
+
 
 class Firewall:
     def __init__(
-        self, detectors: Detectors, policy: Policy, tiers: LearnedTiers | None = None
+        self,
+        detectors: Detectors,
+        policy: Policy,
+        tiers: LearnedTiers | None = None,
+        output_policy: Policy | None = None,
     ) -> None:
         self.detectors = detectors
         self.policy = policy
+        """The policy of a text travelling in, when a call names none."""
+        self.output_policy = output_policy or policy
+        """The policy of a text travelling out (a model's answer), when a call names none."""
         self.tiers = tiers
         """The learned tiers and the judge, when this deployment has them (`cascade.py`)."""
 
-    def _policy(self, mode: Mode | None, policy: Policy | None) -> Policy:
-        base = policy or self.policy
+    def _policy(self, direction: str, mode: Mode | None, policy: Policy | None) -> Policy:
+        base = policy or (self.output_policy if direction == "output" else self.policy)
         return base if mode is None else dataclasses.replace(base, mode=mode)
 
     async def scan(
@@ -66,15 +101,6 @@ class Firewall:
         )
         return conversation.decision
 
-    async def scan_batch(
-        self, items: Sequence[tuple[str, Origin, Mode | None]], direction: str = "input"
-    ) -> list[Decision]:
-        return list(
-            await asyncio.gather(
-                *(self.scan(text, origin, direction, mode) for text, origin, mode in items)
-            )
-        )
-
     async def scan_messages(
         self,
         messages: Sequence[MessageInput],
@@ -82,8 +108,9 @@ class Firewall:
         mode: Mode | None = None,
         policy: Policy | None = None,
     ) -> ConversationDecision:
-        """One decision over every message; `policy` defaults to the firewall's own."""
-        policy = self._policy(mode, policy)
+        """One decision over every message; `policy` defaults to the firewall's own for
+        `direction`."""
+        policy = self._policy(direction, mode, policy)
         started = time.perf_counter()
         with telemetry.span(_tracer, "mithril.firewall.decide") as span:
             if span.is_recording():

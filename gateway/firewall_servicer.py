@@ -14,6 +14,7 @@ from mithril.gateway.decision import Mode
 from mithril.gateway.detectors import ServiceUnavailableError
 from mithril.gateway.firewall import Firewall, MessageInput
 from mithril.runtime import errors
+from mithril.runtime.aio import gather_all
 from mithril.runtime.convert import findings_to_proto, origin_from_proto
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["FirewallService"].full_name
@@ -40,24 +41,36 @@ class FirewallServicer(pb_grpc.FirewallServiceServicer):
         self, request: pb.ScanRequest, context: grpc.aio.ServicerContext
     ) -> pb.ScanResponse:
         with _unavailable_as_status():
-            decision = await self.firewall.scan(
-                request.text,
-                origin_from_proto(request.origin),
+            result = await self.firewall.scan_messages(
+                [MessageInput(origin_from_proto(request.origin), request.text)],
                 _direction(request.direction),
                 Mode.from_proto(request.mode),
             )
-        return pb.ScanResponse(decision=decision.to_proto())
+        return pb.ScanResponse(
+            decision=result.decision.to_proto(),
+            redacted_text=result.redacted_text(request.text),
+        )
 
     async def ScanBatch(
         self, request: pb.ScanBatchRequest, context: grpc.aio.ServicerContext
     ) -> pb.ScanBatchResponse:
-        items = [
-            (item.text, origin_from_proto(item.origin), Mode.from_proto(item.mode))
-            for item in request.requests
-        ]
         with _unavailable_as_status():
-            decisions = await self.firewall.scan_batch(items)
-        return pb.ScanBatchResponse(decisions=[d.to_proto() for d in decisions])
+            results = await gather_all(
+                self.firewall.scan_messages(
+                    [MessageInput(origin_from_proto(item.origin), item.text)],
+                    _direction(item.direction),
+                    Mode.from_proto(item.mode),
+                )
+                for item in request.requests
+            )
+        redacted = (
+            result.redacted_text(item.text)
+            for result, item in zip(results, request.requests, strict=True)
+        )
+        return pb.ScanBatchResponse(
+            decisions=[result.decision.to_proto() for result in results],
+            redacted_texts={index: text for index, text in enumerate(redacted) if text is not None},
+        )
 
     async def ScanMessages(
         self, request: pb.ScanMessagesRequest, context: grpc.aio.ServicerContext
@@ -65,11 +78,18 @@ class FirewallServicer(pb_grpc.FirewallServiceServicer):
         messages = [MessageInput(origin_from_proto(m.origin), m.content) for m in request.messages]
         with _unavailable_as_status():
             result = await self.firewall.scan_messages(messages, mode=Mode.from_proto(request.mode))
+        redacted = result.redacted_contents([m.content for m in messages])
         return pb.ScanMessagesResponse(
             decision=result.decision.to_proto(),
             messages=[
-                pb.MessageDecision(index=index, findings=findings_to_proto(findings))
-                for index, findings in enumerate(result.per_message)
+                pb.MessageDecision(
+                    index=index,
+                    findings=findings_to_proto(findings),
+                    redacted_content=content,
+                )
+                for index, (findings, content) in enumerate(
+                    zip(result.per_message, redacted, strict=True)
+                )
             ],
         )
 

@@ -22,7 +22,6 @@ from starlette.routing import Route
 from mithril.domain import Finding
 from mithril.gateway import metrics
 from mithril.gateway.decision import (
-    FACT_CATEGORIES,
     Action,
     Decision,
     FactsAction,
@@ -40,7 +39,6 @@ from mithril.gateway.policy.book import PolicyBook, Tenant, bearer_token
 from mithril.gateway.policy.model import RoutePolicy
 from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
-from mithril.services.secrets.redact import apply_redactions
 
 CHAT = "/v1/chat/completions"
 COMPLETIONS = "/v1/completions"
@@ -182,18 +180,12 @@ async def scan_input(
     )
     if decision.action is Action.BLOCK:
         raise blocked_error(decision, segments[index].param)
-    if decision.action is not Action.REDACT:
-        return {}
-    # Each text is redacted of the findings the decision was made on (the secrets
-    # detectors', non-overlapping, in text order): no second detection, no second call.
-    redacted: dict[extract.BodyPath, str] = {}
-    for segment, findings in zip(segments, result.per_message, strict=True):
-        facts = sorted(
-            (f for f in findings if f.category in FACT_CATEGORIES), key=lambda f: f.start or 0
-        )
-        if facts:
-            redacted[segment.path] = apply_redactions(segment.text, facts)
-    return redacted
+    contents = result.redacted_contents([segment.text for segment in segments])
+    return {
+        segment.path: content
+        for segment, content in zip(segments, contents, strict=True)
+        if content is not None
+    }
 
 
 def _strongest_segment(per_message: tuple[tuple[Finding, ...], ...]) -> int:

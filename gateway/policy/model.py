@@ -9,6 +9,7 @@ misspelt option is an error, never silently ignored.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import fnmatch
 import functools
@@ -279,6 +280,12 @@ class RoutePolicy(PolicyLayer):
             self.judge_band,
             FactsAction(self.input_secrets),
         )
+
+    @functools.cached_property
+    def scan_output_policy(self) -> Policy:
+        """The policy of a scan of text travelling out (`/v1/scan`, FirewallService): the
+        input's, except that credentials and personal data follow the output mode."""
+        return dataclasses.replace(self.decision_policy, facts=FactsAction(self.output_mode))
 
     @property
     def output_mode(self) -> Literal["block", "redact", "log"]:

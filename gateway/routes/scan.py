@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Request
@@ -11,9 +10,9 @@ from starlette.responses import Response
 
 from mithril.domain import Origin
 from mithril.gateway.body import OrjsonRoute
-from mithril.gateway.decision import FactsAction, Mode
+from mithril.gateway.decision import Mode
 from mithril.gateway.errors import ApiError
-from mithril.gateway.firewall import Firewall
+from mithril.gateway.firewall import Firewall, MessageInput
 from mithril.gateway.openai.routes import authenticate
 from mithril.gateway.recording import record, redacted_excerpt
 from mithril.gateway.responses import json_response
@@ -67,17 +66,16 @@ async def scan(body: ScanBody, request: Request) -> Response:
     check_text(
         body.text, min(caller.policy.max_input_chars, request.app.state.settings.max_text_chars)
     )
-    policy = caller.policy.decision_policy
-    if body.direction == "output":
-        # Credentials and personal data in a model's answer follow the output policy.
-        policy = dataclasses.replace(policy, facts=FactsAction(caller.policy.output.mode))
-    decision = await _firewall(request).scan(
-        body.text,
-        Origin[body.origin.upper()],
+    # Credentials and personal data in a model's answer follow the output policy.
+    output = body.direction == "output"
+    policy = caller.policy.scan_output_policy if output else caller.policy.decision_policy
+    result = await _firewall(request).scan_messages(
+        [MessageInput(Origin[body.origin.upper()], body.text)],
         body.direction,
         Mode(body.mode) if body.mode else None,
         policy=policy,
     )
+    decision = result.decision
     record(
         request,
         decision,
@@ -86,7 +84,11 @@ async def scan(body: ScanBody, request: Request) -> Response:
         direction=body.direction,
         excerpt_text=redacted_excerpt(body.text, decision.findings),
     )
-    return json_response(decision.to_dict())
+    answer = decision.to_dict()
+    redacted = result.redacted_text(body.text)
+    if redacted is not None:
+        answer["redacted_text"] = redacted
+    return json_response(answer)
 
 
 @router.post(REDACT)

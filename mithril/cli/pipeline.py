@@ -7,7 +7,7 @@ from typing import Any, Protocol
 import httpx
 
 from mithril.domain import Origin
-from mithril.gateway.components import load_policy_book, service_policy
+from mithril.gateway.components import load_policy_book, service_policies
 from mithril.gateway.config import GatewaySettings
 from mithril.gateway.detectors import LocalDetectors
 from mithril.gateway.firewall import Firewall
@@ -32,8 +32,8 @@ class LocalPipeline:
 
     def __init__(self, settings: GatewaySettings | None = None) -> None:
         settings = settings or GatewaySettings()
-        policy = service_policy(load_policy_book(settings), settings)
-        wanted = set(settings.learned_tiers) & policy.detectors
+        policies = service_policies(load_policy_book(settings), settings)
+        wanted = set(settings.learned_tiers) & policies.input.detectors
         # The full cascade, in-process: the learned tiers load the model (and, the first
         # time, embed the attack corpus); the judge joins when an LLM is configured.
         tiers = (
@@ -41,7 +41,9 @@ class LocalPipeline:
             if wanted
             else None
         )
-        self.firewall = Firewall(LocalDetectors(), policy, tiers)
+        self.firewall = Firewall(
+            LocalDetectors(), policies.input, tiers, output_policy=policies.output
+        )
         self.max_text_chars = settings.max_text_chars
 
     def _check(self, text: str) -> None:

@@ -53,6 +53,16 @@ async def test_credential_in_prompt_is_flagged_for_redaction(gateway_http) -> No
     assert (await gateway_http.post("/v1/scan", json=logged)).json()["action"] == "allow"
 
 
+async def test_scan_gives_the_text_to_send_when_it_redacts(gateway_http) -> None:
+    """A caller whose scan answers `redact` gets the redacted text in the same answer;
+    any other answer carries none."""
+    reply = (await gateway_http.post("/v1/scan", json={"text": f"use {AWS_KEY} now"})).json()
+    assert reply["action"] == "redact"
+    assert reply["redacted_text"] == "use [REDACTED:aws_access_key] now"
+    for body in ({"text": BENIGN}, {"text": ATTACK}, {"text": f"use {AWS_KEY}", "mode": "log"}):
+        assert "redacted_text" not in (await gateway_http.post("/v1/scan", json=body)).json()
+
+
 async def test_redact_over_http(gateway_http) -> None:
     reply = (await gateway_http.post("/v1/redact", json={"text": f"key {AWS_KEY}."})).json()
     assert reply["text"] == "key [REDACTED:aws_access_key]."
@@ -125,6 +135,48 @@ async def test_firewall_grpc_batch_messages_and_redact(gateway, channel_to) -> N
     assert [len(m.findings) > 0 for m in conversation.messages] == [False, True]
     redacted = await stub.Redact(fw_pb.RedactRequest(text=f"k={AWS_KEY}"))
     assert AWS_KEY not in redacted.text
+
+
+async def test_firewall_grpc_answers_redact_with_the_text_to_send(gateway, channel_to) -> None:
+    """ACTION_REDACT comes with the redacted text (Scan, ScanBatch by index, ScanMessages
+    per message that carries a credential), so a gRPC caller needs no second call."""
+    stub = fw_grpc.FirewallServiceStub(channel_to(gateway.grpc_port))
+    keyed = f"the key is {AWS_KEY}."
+    redacted = "the key is [REDACTED:aws_access_key]."
+    single = await stub.Scan(fw_pb.ScanRequest(text=keyed))
+    assert single.decision.action == common_pb2.ACTION_REDACT
+    assert single.redacted_text == redacted
+    benign = await stub.Scan(fw_pb.ScanRequest(text=BENIGN))
+    assert not benign.HasField("redacted_text")
+    logged = await stub.Scan(fw_pb.ScanRequest(text=keyed, mode=common_pb2.POLICY_MODE_LOG))
+    assert logged.decision.action == common_pb2.ACTION_ALLOW
+    assert not logged.HasField("redacted_text")
+
+    texts = (BENIGN, keyed, f"{ATTACK} {AWS_KEY}", keyed)
+    batch = await stub.ScanBatch(
+        fw_pb.ScanBatchRequest(requests=[fw_pb.ScanRequest(text=t) for t in texts])
+    )
+    assert [d.action for d in batch.decisions] == [
+        common_pb2.ACTION_ALLOW,
+        common_pb2.ACTION_REDACT,
+        common_pb2.ACTION_BLOCK,
+        common_pb2.ACTION_REDACT,
+    ]
+    assert dict(batch.redacted_texts) == {1: redacted, 3: redacted}
+
+    conversation = await stub.ScanMessages(
+        fw_pb.ScanMessagesRequest(
+            messages=[
+                fw_pb.Message(origin=common_pb2.CONTENT_ORIGIN_USER, content=BENIGN),
+                fw_pb.Message(origin=common_pb2.CONTENT_ORIGIN_TOOL, content=keyed),
+            ]
+        )
+    )
+    assert conversation.decision.action == common_pb2.ACTION_REDACT
+    first, second = conversation.messages
+    assert not first.HasField("redacted_content")
+    assert second.redacted_content == redacted
+    assert AWS_KEY not in str(single) + str(batch) + str(conversation)
 
 
 async def test_firewall_grpc_rejects_empty_text(gateway, channel_to) -> None:

@@ -253,11 +253,16 @@ async def test_account_headers_follow_the_key(make_gateway, fake_upstream, upstr
 
 
 async def test_scan_answers_for_credentials_as_the_input_and_output_policies_say(
-    make_gateway,
+    make_gateway, channel_to
 ) -> None:
-    """/v1/scan reports what the gateway would do: a credential in the input is redacted
-    (input_secrets), one in a model's answer follows the output mode (block here)."""
+    """/v1/scan and the FirewallService report what the gateway would do: a credential
+    in the input is redacted (input_secrets), one in a model's answer follows the output
+    mode (block here)."""
     import httpx
+
+    from mithril.common.v1 import common_pb2
+    from mithril.firewall.v1 import firewall_service_pb2 as fw_pb
+    from mithril.firewall.v1 import firewall_service_pb2_grpc as fw_grpc
 
     gateway = await make_gateway(_policy("output: {mode: block}"))
     text = "key AKIAQ3EGRZLNW7T2X5PB"
@@ -267,3 +272,19 @@ async def test_scan_answers_for_credentials_as_the_input_and_output_policies_say
             for way in ("input", "output")
         ]
     assert actions == ["redact", "block"]
+
+    stub = fw_grpc.FirewallServiceStub(channel_to(gateway.grpc_port))
+    ways = (common_pb2.DIRECTION_INPUT, common_pb2.DIRECTION_OUTPUT)
+    single = [
+        (await stub.Scan(fw_pb.ScanRequest(text=text, direction=way))).decision.action
+        for way in ways
+    ]
+    batch = await stub.ScanBatch(
+        fw_pb.ScanBatchRequest(
+            requests=[fw_pb.ScanRequest(text=text, direction=way) for way in ways]
+        )
+    )
+    expected = [common_pb2.ACTION_REDACT, common_pb2.ACTION_BLOCK]
+    assert single == expected
+    assert [d.action for d in batch.decisions] == expected
+    assert list(batch.redacted_texts) == [0]

@@ -25,33 +25,37 @@ _sym_db = _symbol_database.Default()
 from mithril.common.v1 import common_pb2 as mithril_dot_common_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*mithril/firewall/v1/firewall_service.proto\x12\x13mithril.firewall.v1\x1a\x1emithril/common/v1/common.proto\"\xab\x01\n\x0bScanRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x30\n\x06origin\x18\x02 \x01(\x0e\x32 .mithril.common.v1.ContentOrigin\x12/\n\tdirection\x18\x03 \x01(\x0e\x32\x1c.mithril.common.v1.Direction\x12+\n\x04mode\x18\x04 \x01(\x0e\x32\x1d.mithril.common.v1.PolicyMode\"=\n\x0cScanResponse\x12-\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1b.mithril.common.v1.Decision\"F\n\x10ScanBatchRequest\x12\x32\n\x08requests\x18\x01 \x03(\x0b\x32 .mithril.firewall.v1.ScanRequest\"C\n\x11ScanBatchResponse\x12.\n\tdecisions\x18\x01 \x03(\x0b\x32\x1b.mithril.common.v1.Decision\"L\n\x07Message\x12\x30\n\x06origin\x18\x01 \x01(\x0e\x32 .mithril.common.v1.ContentOrigin\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\"r\n\x13ScanMessagesRequest\x12.\n\x08messages\x18\x01 \x03(\x0b\x32\x1c.mithril.firewall.v1.Message\x12+\n\x04mode\x18\x02 \x01(\x0e\x32\x1d.mithril.common.v1.PolicyMode\"}\n\x14ScanMessagesResponse\x12-\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1b.mithril.common.v1.Decision\x12\x36\n\x08messages\x18\x02 \x03(\x0b\x32$.mithril.firewall.v1.MessageDecision\"N\n\x0fMessageDecision\x12\r\n\x05index\x18\x01 \x01(\x05\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\"\x1d\n\rRedactRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\"L\n\x0eRedactResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding2\xf2\x02\n\x0f\x46irewallService\x12K\n\x04Scan\x12 .mithril.firewall.v1.ScanRequest\x1a!.mithril.firewall.v1.ScanResponse\x12Z\n\tScanBatch\x12%.mithril.firewall.v1.ScanBatchRequest\x1a&.mithril.firewall.v1.ScanBatchResponse\x12\x63\n\x0cScanMessages\x12(.mithril.firewall.v1.ScanMessagesRequest\x1a).mithril.firewall.v1.ScanMessagesResponse\x12Q\n\x06Redact\x12\".mithril.firewall.v1.RedactRequest\x1a#.mithril.firewall.v1.RedactResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n*mithril/firewall/v1/firewall_service.proto\x12\x13mithril.firewall.v1\x1a\x1emithril/common/v1/common.proto\"\xab\x01\n\x0bScanRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x30\n\x06origin\x18\x02 \x01(\x0e\x32 .mithril.common.v1.ContentOrigin\x12/\n\tdirection\x18\x03 \x01(\x0e\x32\x1c.mithril.common.v1.Direction\x12+\n\x04mode\x18\x04 \x01(\x0e\x32\x1d.mithril.common.v1.PolicyMode\"k\n\x0cScanResponse\x12-\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1b.mithril.common.v1.Decision\x12\x1a\n\rredacted_text\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\x10\n\x0e_redacted_text\"F\n\x10ScanBatchRequest\x12\x32\n\x08requests\x18\x01 \x03(\x0b\x32 .mithril.firewall.v1.ScanRequest\"\xcc\x01\n\x11ScanBatchResponse\x12.\n\tdecisions\x18\x01 \x03(\x0b\x32\x1b.mithril.common.v1.Decision\x12Q\n\x0eredacted_texts\x18\x02 \x03(\x0b\x32\x39.mithril.firewall.v1.ScanBatchResponse.RedactedTextsEntry\x1a\x34\n\x12RedactedTextsEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"L\n\x07Message\x12\x30\n\x06origin\x18\x01 \x01(\x0e\x32 .mithril.common.v1.ContentOrigin\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\"r\n\x13ScanMessagesRequest\x12.\n\x08messages\x18\x01 \x03(\x0b\x32\x1c.mithril.firewall.v1.Message\x12+\n\x04mode\x18\x02 \x01(\x0e\x32\x1d.mithril.common.v1.PolicyMode\"}\n\x14ScanMessagesResponse\x12-\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1b.mithril.common.v1.Decision\x12\x36\n\x08messages\x18\x02 \x03(\x0b\x32$.mithril.firewall.v1.MessageDecision\"\x82\x01\n\x0fMessageDecision\x12\r\n\x05index\x18\x01 \x01(\x05\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding\x12\x1d\n\x10redacted_content\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\x13\n\x11_redacted_content\"\x1d\n\rRedactRequest\x12\x0c\n\x04text\x18\x01 \x01(\t\"L\n\x0eRedactResponse\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\x08\x66indings\x18\x02 \x03(\x0b\x32\x1a.mithril.common.v1.Finding2\xf2\x02\n\x0f\x46irewallService\x12K\n\x04Scan\x12 .mithril.firewall.v1.ScanRequest\x1a!.mithril.firewall.v1.ScanResponse\x12Z\n\tScanBatch\x12%.mithril.firewall.v1.ScanBatchRequest\x1a&.mithril.firewall.v1.ScanBatchResponse\x12\x63\n\x0cScanMessages\x12(.mithril.firewall.v1.ScanMessagesRequest\x1a).mithril.firewall.v1.ScanMessagesResponse\x12Q\n\x06Redact\x12\".mithril.firewall.v1.RedactRequest\x1a#.mithril.firewall.v1.RedactResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'mithril.firewall.v1.firewall_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SCANBATCHRESPONSE_REDACTEDTEXTSENTRY']._loaded_options = None
+  _globals['_SCANBATCHRESPONSE_REDACTEDTEXTSENTRY']._serialized_options = b'8\001'
   _globals['_SCANREQUEST']._serialized_start=100
   _globals['_SCANREQUEST']._serialized_end=271
   _globals['_SCANRESPONSE']._serialized_start=273
-  _globals['_SCANRESPONSE']._serialized_end=334
-  _globals['_SCANBATCHREQUEST']._serialized_start=336
-  _globals['_SCANBATCHREQUEST']._serialized_end=406
-  _globals['_SCANBATCHRESPONSE']._serialized_start=408
-  _globals['_SCANBATCHRESPONSE']._serialized_end=475
-  _globals['_MESSAGE']._serialized_start=477
-  _globals['_MESSAGE']._serialized_end=553
-  _globals['_SCANMESSAGESREQUEST']._serialized_start=555
-  _globals['_SCANMESSAGESREQUEST']._serialized_end=669
-  _globals['_SCANMESSAGESRESPONSE']._serialized_start=671
-  _globals['_SCANMESSAGESRESPONSE']._serialized_end=796
-  _globals['_MESSAGEDECISION']._serialized_start=798
-  _globals['_MESSAGEDECISION']._serialized_end=876
-  _globals['_REDACTREQUEST']._serialized_start=878
-  _globals['_REDACTREQUEST']._serialized_end=907
-  _globals['_REDACTRESPONSE']._serialized_start=909
-  _globals['_REDACTRESPONSE']._serialized_end=985
-  _globals['_FIREWALLSERVICE']._serialized_start=988
-  _globals['_FIREWALLSERVICE']._serialized_end=1358
+  _globals['_SCANRESPONSE']._serialized_end=380
+  _globals['_SCANBATCHREQUEST']._serialized_start=382
+  _globals['_SCANBATCHREQUEST']._serialized_end=452
+  _globals['_SCANBATCHRESPONSE']._serialized_start=455
+  _globals['_SCANBATCHRESPONSE']._serialized_end=659
+  _globals['_SCANBATCHRESPONSE_REDACTEDTEXTSENTRY']._serialized_start=607
+  _globals['_SCANBATCHRESPONSE_REDACTEDTEXTSENTRY']._serialized_end=659
+  _globals['_MESSAGE']._serialized_start=661
+  _globals['_MESSAGE']._serialized_end=737
+  _globals['_SCANMESSAGESREQUEST']._serialized_start=739
+  _globals['_SCANMESSAGESREQUEST']._serialized_end=853
+  _globals['_SCANMESSAGESRESPONSE']._serialized_start=855
+  _globals['_SCANMESSAGESRESPONSE']._serialized_end=980
+  _globals['_MESSAGEDECISION']._serialized_start=983
+  _globals['_MESSAGEDECISION']._serialized_end=1113
+  _globals['_REDACTREQUEST']._serialized_start=1115
+  _globals['_REDACTREQUEST']._serialized_end=1144
+  _globals['_REDACTRESPONSE']._serialized_start=1146
+  _globals['_REDACTRESPONSE']._serialized_end=1222
+  _globals['_FIREWALLSERVICE']._serialized_start=1225
+  _globals['_FIREWALLSERVICE']._serialized_end=1595
 # @@protoc_insertion_point(module_scope)

@@ -20,10 +20,12 @@ class ScanRequest(_message.Message):
     def __init__(self, text: _Optional[str] = ..., origin: _Optional[_Union[_common_pb2.ContentOrigin, str]] = ..., direction: _Optional[_Union[_common_pb2.Direction, str]] = ..., mode: _Optional[_Union[_common_pb2.PolicyMode, str]] = ...) -> None: ...
 
 class ScanResponse(_message.Message):
-    __slots__ = ("decision",)
+    __slots__ = ("decision", "redacted_text")
     DECISION_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_TEXT_FIELD_NUMBER: _ClassVar[int]
     decision: _common_pb2.Decision
-    def __init__(self, decision: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ...) -> None: ...
+    redacted_text: str
+    def __init__(self, decision: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ..., redacted_text: _Optional[str] = ...) -> None: ...
 
 class ScanBatchRequest(_message.Message):
     __slots__ = ("requests",)
@@ -32,10 +34,19 @@ class ScanBatchRequest(_message.Message):
     def __init__(self, requests: _Optional[_Iterable[_Union[ScanRequest, _Mapping]]] = ...) -> None: ...
 
 class ScanBatchResponse(_message.Message):
-    __slots__ = ("decisions",)
+    __slots__ = ("decisions", "redacted_texts")
+    class RedactedTextsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: str
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[str] = ...) -> None: ...
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_TEXTS_FIELD_NUMBER: _ClassVar[int]
     decisions: _containers.RepeatedCompositeFieldContainer[_common_pb2.Decision]
-    def __init__(self, decisions: _Optional[_Iterable[_Union[_common_pb2.Decision, _Mapping]]] = ...) -> None: ...
+    redacted_texts: _containers.ScalarMap[int, str]
+    def __init__(self, decisions: _Optional[_Iterable[_Union[_common_pb2.Decision, _Mapping]]] = ..., redacted_texts: _Optional[_Mapping[int, str]] = ...) -> None: ...
 
 class Message(_message.Message):
     __slots__ = ("origin", "content")
@@ -62,12 +73,14 @@ class ScanMessagesResponse(_message.Message):
     def __init__(self, decision: _Optional[_Union[_common_pb2.Decision, _Mapping]] = ..., messages: _Optional[_Iterable[_Union[MessageDecision, _Mapping]]] = ...) -> None: ...
 
 class MessageDecision(_message.Message):
-    __slots__ = ("index", "findings")
+    __slots__ = ("index", "findings", "redacted_content")
     INDEX_FIELD_NUMBER: _ClassVar[int]
     FINDINGS_FIELD_NUMBER: _ClassVar[int]
+    REDACTED_CONTENT_FIELD_NUMBER: _ClassVar[int]
     index: int
     findings: _containers.RepeatedCompositeFieldContainer[_common_pb2.Finding]
-    def __init__(self, index: _Optional[int] = ..., findings: _Optional[_Iterable[_Union[_common_pb2.Finding, _Mapping]]] = ...) -> None: ...
+    redacted_content: str
+    def __init__(self, index: _Optional[int] = ..., findings: _Optional[_Iterable[_Union[_common_pb2.Finding, _Mapping]]] = ..., redacted_content: _Optional[str] = ...) -> None: ...
 
 class RedactRequest(_message.Message):
     __slots__ = ("text",)
