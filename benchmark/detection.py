@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any
 from mithril.benchmark import debian_docs, man_pages, package_docs, python_docs, toolchain_docs
 from mithril.benchmark.near_duplicates import CLOSE, NEAR, DevIndex
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
+from mithril.benchmark.target import TargetLine, target_markdown
 from mithril.benchmark.translated import load as load_translated
 from mithril.benchmark.translated import run_in_documents, run_translated, with_novel_originals
 from mithril.domain import Finding, Origin
@@ -377,6 +378,31 @@ class DetectionReport:
                 return result
         return None
 
+    def target_lines(self) -> list[TargetLine]:
+        """Every held-out source, and each held-out variant (obfuscated, translated,
+        planted), against the target. An obfuscated variant counts by its attacks alone:
+        a benign prompt rewritten is no benign text (zero-width characters inside words are
+        flagged on purpose), and what the cascade makes of them is in their own table."""
+        lines = [
+            TargetLine(r.source, r.tp, r.attacks, r.fp, r.benign)
+            for r in self.results
+            if r.split == HELD_OUT
+        ]
+        lines += [
+            TargetLine(f"obfuscated: {v.transform}", v.caught, v.attacks, 0, 0)
+            for v in self.variants
+        ]
+        for kind, variants in (
+            ("translated", self.translated),
+            ("translated in documents", self.translated_in_documents),
+            ("translated in documentation", self.translated_in_documentation),
+        ):
+            lines += [
+                TargetLine(f"{kind}: {v.transform}", v.caught, v.attacks, v.flagged, v.benign)
+                for v in variants
+            ]
+        return lines
+
     def to_dict(self) -> dict[str, object]:
         return {
             "threshold": self.threshold,
@@ -392,6 +418,7 @@ class DetectionReport:
             ],
             "novelty_held_out": [line.to_dict() for line in self.novelty],
             "translated_novel_held_out": [v.to_dict() for v in self.translated_novel],
+            "target_held_out": [line.to_dict() for line in self.target_lines()],
         }
 
 
@@ -848,6 +875,7 @@ def format_markdown(report: DetectionReport) -> str:
                 f"{_pct(r.fpr)} | {_pct(r.precision)} | {_pct(r.f1)} | {r.contested} | "
                 f"{_pct(r.fpr_uncontested)} |"
             )
+    lines += target_markdown(report.target_lines())
     lines += _tier_markdown(report)
     lines += _novelty_markdown(report.novelty)
     lines += _rates_section(

@@ -62,9 +62,16 @@ def test_run_detection_on_small_folder(tmp_path: Path) -> None:
     assert variants["base64"].caught == attacks  # the decoded view still reads the attacks
     assert "## Obfuscated variants (held-out prompts)" in markdown
     assert "| base64 | 100.0% | 0.0% |" in markdown
+    # every held-out source and variant against the target, with its interval
+    assert "## Against the target (held-out)" in markdown
+    targets = {line.source: line for line in report.target_lines()}
+    assert targets["injection/s-labs"].attacks == slabs_held.attacks
+    assert {f"obfuscated: {t}" for t in TRANSFORMS} <= set(targets)
     md, js = write_report(report, tmp_path / "out")
     assert md.read_text(encoding="utf-8") == markdown
-    assert json.loads(js.read_text(encoding="utf-8"))["results"]
+    written = json.loads(js.read_text(encoding="utf-8"))
+    assert written["results"]
+    assert len(written["target_held_out"]) == len(targets)
 
 
 def test_custom_decide_and_holdout_is_deterministic(tmp_path: Path) -> None:
