@@ -83,6 +83,8 @@ TierVerdicts = Callable[[str, Origin, list[Finding]], Sequence[tuple[str, bool]]
 """(text, origin, the decision's findings) -> (tier, flagged on its own) in cascade order."""
 LEARNED_TIERS = (("embedding", "similarity"), ("classifier", "classifier"))
 """The learned tiers in cascade order: (detector name, name in the tier table)."""
+PLANTED_LINE_TIER = "planted line"
+"""The planted-line head's own line in the tier table, after the rest of the classifier."""
 COMBINED = "combined"
 """The last line of a tier table: what only the combination of the tiers' scores decides."""
 
@@ -1009,15 +1011,17 @@ def _tier_markdown(report: DetectionReport) -> list[str]:
         "",
         "## Per tier (held-out)",
         "",
-        "Each tier's own verdict (its findings scored alone, flagged at the same threshold), "
-        "in cascade order: fast (rules + secrets), similarity, classifier, then the judge when "
-        "an LLM is configured. *adds* = flagged by this tier and by no earlier one; *alone* = the "
-        "tier's standalone rate on every row (the learned tiers are scored even where the "
-        "cascade skips them because the fast tier already flagged); *cumulative* = flagged by "
-        "this tier or an earlier one. *combined*: rows the cascade flags that no tier flags "
-        "alone (sub-threshold scores adding up under the noisy-OR), minus rows a tier flags "
-        "that the cascade clears (a judge overruling); after it the cumulative rates are the "
-        "cascade's, as reported above.",
+        "Each tier's own verdict (its findings scored alone, flagged at the same "
+        "threshold), in cascade order: fast (rules + secrets), similarity, classifier, the "
+        "planted-line head (part of the classifier tier, on retrieved and tool content of "
+        "several lines only), then the judge when an LLM is configured. *adds* = flagged by "
+        "this tier and by no earlier one; *alone* = the tier's standalone rate on every row "
+        "(the learned tiers are scored even where the cascade skips them because the fast "
+        "tier already flagged); *cumulative* = flagged by this tier or an earlier one. "
+        "*combined*: rows the cascade flags that no tier flags alone (sub-threshold scores "
+        "adding up under the noisy-OR), minus rows a tier flags that the cascade clears (a "
+        "judge overruling); after it the cumulative rates are the cascade's, as reported "
+        "above.",
         "",
         "| source | tier | adds TP | adds FP | TPR alone | FPR alone | cumulative TPR | "
         "cumulative FPR |",
@@ -1056,7 +1060,7 @@ def cascade_tiers(firewall: Firewall, run: Callable[[Awaitable[Any]], Any]) -> T
     """
     from mithril.gateway.cascade import JUDGE, LEARNED, attack_score
     from mithril.gateway.decision import Action, Mode, decide
-    from mithril.gateway.tiers import LEARNED_CATEGORY
+    from mithril.gateway.tiers import LEARNED_CATEGORY, PLANTED_LINE_RULE
 
     policy, cascade = dataclasses.replace(firewall.policy, mode=Mode.BLOCK), firewall.tiers
     names = cascade.names if cascade is not None else frozenset()
@@ -1078,10 +1082,16 @@ def cascade_tiers(firewall: Firewall, run: Callable[[Awaitable[Any]], Any]) -> T
         if learned and cascade is not None and (judge or attack_score(fast) >= policy.threshold):
             scored = list(run(cascade.learned(text, origin, learned)).findings)
         out = [("fast", flags(fast))]
-        out += [
-            (label, flags([f for f in scored if f.detector == name]))
-            for name, label in learned_tiers
-        ]
+        for name, label in learned_tiers:
+            own = [f for f in scored if f.detector == name]
+            if name == "classifier":
+                # The planted-line head runs inside the classifier tier (documents only);
+                # its own line shows it against the budget it was chosen at.
+                head = [f for f in own if f.rule_id == PLANTED_LINE_RULE]
+                out.append((label, flags([f for f in own if f.rule_id != PLANTED_LINE_RULE])))
+                out.append((PLANTED_LINE_TIER, flags(head)))
+            else:
+                out.append((label, flags(own)))
         if judged:
             out.append((JUDGE, flags(judge)))
         return out

@@ -121,10 +121,14 @@ def learned_findings(
     return tuple(canonical(f) for f in found)
 
 
+PLANTED_LINE_RULE = "embedding.planted_line"
+"""The planted-line head's finding (made by the classifier tier, on documents only)."""
+
+
 def planted_line_finding(probability: float, request: float, relatedness: float) -> Finding:
     return canonical(
         Finding(
-            rule_id="embedding.planted_line",
+            rule_id=PLANTED_LINE_RULE,
             detector="classifier",
             category=LEARNED_CATEGORY,
             severity=learned_severity(probability),

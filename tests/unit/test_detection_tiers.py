@@ -22,7 +22,12 @@ from mithril.benchmark.detection import (
 from mithril.domain import Finding, Origin, Severity
 from mithril.gateway.decision import FactsAction, Mode, Policy
 from mithril.gateway.detectors import Analysis
-from mithril.gateway.tiers import classifier_finding, judge_finding, similarity_finding
+from mithril.gateway.tiers import (
+    classifier_finding,
+    judge_finding,
+    planted_line_finding,
+    similarity_finding,
+)
 
 TIERS = ("fast", "similarity", "classifier")
 
@@ -218,6 +223,7 @@ def test_cascade_tiers_scores_each_tier_alone() -> None:
         ("fast", False),
         ("similarity", True),
         ("classifier", False),
+        ("planted line", False),
     ]
     assert tiers.calls == 0
     # The fast tier flagged, so the cascade skipped the learned tiers: they are run here.
@@ -225,6 +231,7 @@ def test_cascade_tiers_scores_each_tier_alone() -> None:
         ("fast", True),
         ("similarity", True),
         ("classifier", False),
+        ("planted line", False),
     ]
     assert tiers.calls == 1
     # Escalated with both learned scores under MIN_REPORTED: no findings, not flagged.
@@ -232,8 +239,26 @@ def test_cascade_tiers_scores_each_tier_alone() -> None:
         ("fast", False),
         ("similarity", False),
         ("classifier", False),
+        ("planted line", False),
     ]
     assert tiers.calls == 1
+
+
+def test_the_planted_line_head_has_its_own_line_after_the_classifier() -> None:
+    """The head's finding is made by the classifier tier but counted on its own line, and
+    the rest of the classifier's without it."""
+    firewall = _Firewall(_Tiers(0.1, 0.1), _Detectors(()))
+    head = planted_line_finding(0.8, 6.0, 0.1)
+    assert _verdicts(firewall, [_rule(0.3), classifier_finding(0.3), head]) == [
+        ("fast", False),
+        ("similarity", False),
+        ("classifier", False),
+        ("planted line", True),
+    ]
+    assert _verdicts(firewall, [_rule(0.3), classifier_finding(0.7)])[2:] == [
+        ("classifier", True),
+        ("planted line", False),
+    ]
 
 
 def test_cascade_tiers_rescores_after_a_judge() -> None:
@@ -250,6 +275,7 @@ def test_cascade_tiers_rescores_after_a_judge() -> None:
         ("fast", True),
         ("similarity", False),
         ("classifier", True),
+        ("planted line", False),
         ("judge", False),
     ]
     assert tiers.calls == 1
