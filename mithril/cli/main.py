@@ -126,6 +126,8 @@ def _print_decision(decision: dict[str, Any]) -> None:
     if rules:
         summary += f": {', '.join(rules)}"
     out.print(summary)
+    if "redacted_text" in decision:
+        out.print("to send instead:", decision["redacted_text"], markup=False, highlight=False)
     if decision["findings"]:
         out.print(_findings_table(decision["findings"]))
 

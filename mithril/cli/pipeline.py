@@ -10,7 +10,7 @@ from mithril.domain import Origin
 from mithril.gateway.components import load_policy_book, service_policies
 from mithril.gateway.config import GatewaySettings
 from mithril.gateway.detectors import LocalDetectors
-from mithril.gateway.firewall import Firewall
+from mithril.gateway.firewall import Firewall, MessageInput
 from mithril.gateway.tiers import local_tiers
 from mithril.runtime.convert import finding_to_dict
 
@@ -53,9 +53,14 @@ class LocalPipeline:
             raise ValueError(f"text has {len(text)} characters; the limit is {self.max_text_chars}")
 
     async def scan(self, text: str, origin: str) -> dict[str, Any]:
+        """The decision as /v1/scan gives it, `redacted_text` included when it redacts."""
         self._check(text)
-        decision = await self.firewall.scan(text, Origin[origin.upper()])
-        return decision.to_dict()
+        result = await self.firewall.scan_messages([MessageInput(Origin[origin.upper()], text)])
+        answer = result.decision.to_dict()
+        redacted = result.redacted_text(text)
+        if redacted is not None:
+            answer["redacted_text"] = redacted
+        return answer
 
     async def redact(self, text: str) -> dict[str, Any]:
         self._check(text)

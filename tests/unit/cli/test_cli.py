@@ -129,6 +129,22 @@ def test_scan_jsonl_keeps_order_and_reports_bad_lines(runner: CliRunner, tmp_pat
     assert result.exit_code == 1  # some lines could not be processed
 
 
+def test_scan_of_a_credential_alone_says_redact_and_what_to_send(runner: CliRunner) -> None:
+    """As /v1/scan: nothing in it is an attack, so the default policy redacts it, and the
+    answer carries the text to send on; other answers carry none."""
+    keyed = f"The deploy key is {AWS_KEY}, rotate it on Monday."
+    as_json = json.loads(runner.invoke(app, ["scan", "--json", keyed]).stdout)
+    assert as_json["action"] == "redact"
+    assert (
+        as_json["redacted_text"]
+        == "The deploy key is [REDACTED:aws_access_key], rotate it on Monday."
+    )
+    assert "redacted_text" not in json.loads(runner.invoke(app, ["scan", "--json", BENIGN]).stdout)
+    plain = runner.invoke(app, ["scan", keyed])
+    assert "to send instead: The deploy key is [REDACTED:aws_access_key]" in plain.stdout
+    assert AWS_KEY not in plain.stdout
+
+
 def test_redact_text_and_json(runner: CliRunner) -> None:
     plain = runner.invoke(app, ["redact", f"key={AWS_KEY} ok"])
     assert plain.exit_code == 0
