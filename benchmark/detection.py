@@ -22,6 +22,10 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/man-pages (with `documentation=True` too): the machine's manual pages under
   /usr/share/man, rendered by groff and cut the same way (`man_pages.py`), benign, held out by
   Debian package; no training script reads them. Scanned as `Origin.RETRIEVAL`.
+- benign/follow-ups (with `documentation=True` too): short turns a user sends in the middle
+  of a conversation ("continue", "make it shorter", "run the tests"), written for Mithril
+  (`follow_ups.py`), benign; half held out by sha256, the rows first probed by hand in DEV.
+  Scanned as `Origin.USER`.
 - pii/presidio-synth.json (source `benign/presidio-synth`): presidio-research's synthetic
   sentences filled with personal data (names, addresses, card numbers, ...), benign. A row is
   HELD-OUT when its template is (sha256(template id) % 5 == 0), so a held-out sentence's
@@ -61,7 +65,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mithril.benchmark import debian_docs, man_pages, package_docs, python_docs, toolchain_docs
+from mithril.benchmark import (
+    debian_docs,
+    follow_ups,
+    man_pages,
+    package_docs,
+    python_docs,
+    toolchain_docs,
+)
 from mithril.benchmark.near_duplicates import CLOSE, NEAR, DevIndex
 from mithril.benchmark.obfuscation import TRANSFORMS, VARIANT_ROWS, VariantResult, run_variants
 from mithril.benchmark.target import TargetLine, target_markdown
@@ -549,6 +560,13 @@ def _presidio(path: Path) -> list[Row]:
     return rows
 
 
+FOLLOW_UPS = follow_ups.SOURCE
+
+
+def _follow_ups() -> list[Row]:
+    return [Row(row.text, 0, row.part, row.category) for row in follow_ups.load()]
+
+
 def _python_docs() -> list[Row]:
     return [
         Row(text, 0, HELD_OUT if held_out(text) else DEV, kind, Origin.RETRIEVAL)
@@ -636,6 +654,7 @@ def load_sources(
         if path.exists():
             sources[name] = loader()
     if documentation:
+        sources[FOLLOW_UPS] = _follow_ups()
         sources[python_docs.SOURCE] = _python_docs()
         sources[package_docs.SOURCE] = _package_docs()
         if debian := _debian_docs():

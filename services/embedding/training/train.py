@@ -57,6 +57,7 @@ from mithril.benchmark import debian_docs, package_docs, python_docs, toolchain_
 from mithril.benchmark.detection import (
     BIPIA,
     DOCUMENTATION,
+    FOLLOW_UPS,
     GPTFUZZ_PLACEHOLDER,
     HELD_OUT,
     PRESIDIO,
@@ -223,6 +224,7 @@ def samples(
     readmes: bool = True,
     toolchain: bool = True,
     manual: bool = False,
+    follow_ups: bool = False,
 ) -> list[Sample]:
     """Every row of `load_sources`, cut into FIT / VALIDATION / HELD_OUT; presidio's
     sentences with personal data unless `personal_data` is False (the multilingual head
@@ -230,9 +232,10 @@ def samples(
     `readmes` is False (the attack encoder was fitted before they joined); npm's and the
     Rust toolchain's documentation unless `toolchain` is False (the same); the machine's
     manual pages with `manual` (only the planted-line head, fitted after they joined, and
-    `validation.py` read them); with `planted`, also `planted_samples` (VALIDATION only:
-    `validation.py` measures the cascade on them; the shipped parts and combiner were
-    chosen without them)."""
+    `validation.py` read them); the short follow-up turns with `follow_ups` (no shipped
+    part was fitted on them; `validation.py` measures them); with `planted`, also
+    `planted_samples` (VALIDATION only: `validation.py` measures the cascade on them; the
+    shipped parts and combiner were chosen without them)."""
     out: list[Sample] = []
     # With the standard library's docstrings (clean documentation, which the tiers had
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
@@ -242,6 +245,7 @@ def samples(
             (source == PRESIDIO and not personal_data)
             or (source == package_docs.SOURCE and not readmes)
             or (source in TOOLCHAIN_SOURCES and not toolchain)
+            or (source == FOLLOW_UPS and not follow_ups)
             # Debian's READMEs are the benchmark's alone: no training script reads them.
             or source == debian_docs.SOURCE
         ):

@@ -190,7 +190,7 @@ def main() -> None:
     )
     args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    every = samples(args.datasets, planted=True, manual=True)
+    every = samples(args.datasets, planted=True, manual=True, follow_ups=True)
     rows = [row for row in every if row.part == VALIDATION]
     started = time.monotonic()
     with corpus_left_out(rows) as (kept, dropped):
