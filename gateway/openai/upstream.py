@@ -137,9 +137,20 @@ class Upstream:
                 timeout=timeout,
                 allow_redirects=False,
             )
+        except aiohttp.ConnectionTimeoutError as exc:
+            # Said apart from a slow answer: a connect that times out is an upstream (or a
+            # connection pool) that is full or unreachable, not a model thinking.
+            raise UpstreamError(
+                504,
+                "upstream_timeout",
+                "the upstream did not accept a connection within"
+                f" {target.connect_timeout_seconds:g} s",
+            ) from exc
         except (TimeoutError, aiohttp.ServerTimeoutError) as exc:
             raise UpstreamError(
-                504, "upstream_timeout", "the upstream did not answer in time"
+                504,
+                "upstream_timeout",
+                f"the upstream did not answer within {target.timeout_seconds:g} s",
             ) from exc
         except aiohttp.ClientError as exc:
             raise UpstreamError(

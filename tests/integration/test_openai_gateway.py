@@ -362,6 +362,40 @@ async def test_upstream_timeout_is_504(make_gateway, fake_upstream) -> None:
         )
     assert caught.value.status_code == 504
     assert caught.value.body["code"] == "upstream_timeout"
+    assert caught.value.body["message"] == "the upstream did not answer within 0.3 s"
+
+
+async def test_upstream_that_accepts_no_connection_is_504_and_says_so(make_gateway) -> None:
+    """A listener whose backlog is full takes no connection: the connect timeout, told
+    apart from a slow answer so an operator knows which to look at."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    queued = []
+    for _ in range(4):  # fill the backlog; later SYNs are dropped and the connect waits
+        pending = socket.socket()
+        pending.setblocking(False)
+        pending.connect_ex(("127.0.0.1", port))
+        queued.append(pending)
+    try:
+        gateway = await make_gateway(
+            f"defaults:\n  upstream: {{url: 'http://127.0.0.1:{port}/v1',"
+            " forward_client_key: true, connect_timeout_seconds: 0.3}\n"
+        )
+        with pytest.raises(openai.APIStatusError) as caught:
+            await client(gateway).chat.completions.create(
+                model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
+            )
+    finally:
+        for pending in queued:
+            pending.close()
+        listener.close()
+    assert caught.value.status_code == 504
+    assert caught.value.body["code"] == "upstream_timeout"
+    assert caught.value.body["message"] == ("the upstream did not accept a connection within 0.3 s")
 
 
 async def test_upstream_unreachable_is_502(make_gateway) -> None:
