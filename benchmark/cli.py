@@ -52,7 +52,9 @@ def detection(datasets: Path | None, results: Path, console: Console) -> None:
 
     tiers = prompt_detection.cascade_tiers(pipeline.firewall, loop.run_until_complete)
     started = time.perf_counter()
-    report = prompt_detection.run_detection(datasets, decide, tiers, documentation=True)
+    report = prompt_detection.run_detection(
+        datasets, decide, tiers, documentation=True, follow_ups=True
+    )
     secrets = secrets_quality.run_secrets_quality(datasets)
     elapsed = time.perf_counter() - started
     loop.close()

@@ -22,7 +22,8 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/man-pages (with `documentation=True` too): the machine's manual pages under
   /usr/share/man, rendered by groff and cut the same way (`man_pages.py`), benign, held out by
   Debian package; no training script reads them. Scanned as `Origin.RETRIEVAL`.
-- benign/follow-ups (with `documentation=True` too): short turns a user sends in the middle
+- benign/follow-ups (with `follow_ups=True`, as `mithril bench detection` asks): short turns
+  a user sends in the middle
   of a conversation ("continue", "make it shorter", "run the tests"), written for Mithril
   (`follow_ups.py`), benign; half held out by sha256, the rows first probed by hand in DEV.
   Scanned as `Origin.USER`.
@@ -44,13 +45,13 @@ score is at least `DEFAULT_THRESHOLD`.
 
 Per tier (held-out rows, when `run_detection` is given `tiers`, as `mithril bench detection`
 does with `cascade_tiers`): each tier's own verdict on every row, in cascade order (fast =
-rules + secrets, similarity, classifier, judge when configured), scored with the policy's
-threshold exactly as the cascade scores that tier's findings. `tier_table` counts what each
-tier flags that every earlier tier missed, its standalone rates, and the cumulative rates;
-a last line, `combined`, holds what only the cascade's combination of scores decides
-(sub-threshold scores of several tiers adding up under the noisy-OR, or a judge
-overruling), so the cumulative rates end at the cascade's reported figures, which is
-checked for every source.
+rules + secrets, similarity, classifier, the planted-line head, judge when configured),
+scored with the policy's threshold exactly as the cascade scores that tier's findings.
+`tier_table` counts what each tier flags that every earlier tier missed, its standalone
+rates, and the cumulative rates; a last line, `combined`, holds what only the cascade's
+combination of scores decides (sub-threshold scores of several tiers adding up under the
+noisy-OR, or a judge overruling), so the cumulative rates end at the cascade's reported
+figures, which is checked for every source.
 """
 
 from __future__ import annotations
@@ -617,7 +618,10 @@ def _man_pages() -> list[Row]:
 
 
 def load_sources(
-    datasets_dir: Path, documentation: bool = False, manual: bool = True
+    datasets_dir: Path,
+    documentation: bool = False,
+    manual: bool = True,
+    follow_ups: bool = False,
 ) -> dict[str, list[Row]]:
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
     `documentation` the standard library's docstrings (`python_docs.SOURCE`), the
@@ -625,7 +629,8 @@ def load_sources(
     them, the Debian packages' READMEs (`debian_docs.SOURCE`, all held out), npm's manual
     and READMEs (`toolchain_docs.NPM_SOURCE`), the Rust toolchain's books
     (`toolchain_docs.RUST_SOURCE`) and, unless `manual` is False, the manual pages
-    (`man_pages.SOURCE`, held out by package; rendering them takes a while)."""
+    (`man_pages.SOURCE`, held out by package; rendering them takes a while); with
+    `follow_ups` the short turns written for Mithril (`follow_ups.SOURCE`)."""
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
@@ -653,8 +658,9 @@ def load_sources(
         path = paths.get(name, d / f"{name}.jsonl")
         if path.exists():
             sources[name] = loader()
-    if documentation:
+    if follow_ups:
         sources[FOLLOW_UPS] = _follow_ups()
+    if documentation:
         sources[python_docs.SOURCE] = _python_docs()
         sources[package_docs.SOURCE] = _package_docs()
         if debian := _debian_docs():
@@ -688,10 +694,12 @@ def run_detection(
     decide: Decide | None = None,
     tiers: TierVerdicts | None = None,
     documentation: bool = False,
+    follow_ups: bool = False,
 ) -> DetectionReport:
     """Score every labelled source under `datasets_dir` (and with `documentation` the
-    standard library's docstrings); see the module docstring. With `tiers`, held-out rows
-    also get a per-tier table (`DetectionReport.tiers`)."""
+    documentation sources, with `follow_ups` the short follow-up turns); see the module
+    docstring. With `tiers`, held-out rows also get a per-tier table
+    (`DetectionReport.tiers`)."""
     started = time.perf_counter()
     threshold = DEFAULT_THRESHOLD if decide is None else None
     decide = decide or default_decide()
@@ -702,7 +710,7 @@ def run_detection(
     documents: list[str] = []  # clean held-out BIPIA contexts, to plant translated prompts in
     pages: list[str] = []  # held-out documentation chunks, the same
     novelty: list[NoveltyLine] = []
-    sources = load_sources(Path(datasets_dir), documentation)
+    sources = load_sources(Path(datasets_dir), documentation, follow_ups=follow_ups)
     dev_index = DevIndex(
         row.own_text for rows in sources.values() for row in rows if row.split == DEV
     )

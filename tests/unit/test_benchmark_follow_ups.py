@@ -49,7 +49,8 @@ def test_the_split_is_stable_and_by_hash() -> None:
 
 
 def test_the_benchmark_reads_them_as_a_benign_user_source() -> None:
-    rows = detection.load_sources(DATASETS, documentation=True, manual=False)[SOURCE]
+    assert SOURCE not in detection.load_sources(DATASETS)
+    rows = detection.load_sources(DATASETS, follow_ups=True)[SOURCE]
     assert len(rows) == len(load())
     assert {row.label for row in rows} == {0}
     assert {row.split for row in rows} == {DEV, HELD_OUT}

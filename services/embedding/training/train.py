@@ -57,7 +57,6 @@ from mithril.benchmark import debian_docs, package_docs, python_docs, toolchain_
 from mithril.benchmark.detection import (
     BIPIA,
     DOCUMENTATION,
-    FOLLOW_UPS,
     GPTFUZZ_PLACEHOLDER,
     HELD_OUT,
     PRESIDIO,
@@ -240,12 +239,12 @@ def samples(
     # With the standard library's docstrings (clean documentation, which the tiers had
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
     # of which they flagged one in seven held-out as attacks).
-    for source, rows in load_sources(datasets, documentation=True, manual=manual).items():
+    loaded = load_sources(datasets, documentation=True, manual=manual, follow_ups=follow_ups)
+    for source, rows in loaded.items():
         if (
             (source == PRESIDIO and not personal_data)
             or (source == package_docs.SOURCE and not readmes)
             or (source in TOOLCHAIN_SOURCES and not toolchain)
-            or (source == FOLLOW_UPS and not follow_ups)
             # Debian's READMEs are the benchmark's alone: no training script reads them.
             or source == debian_docs.SOURCE
         ):
