@@ -67,6 +67,15 @@ class ConversationDecision:
         """`redacted_contents` of a decision on the one text `text`."""
         return self.redacted_contents([text])[0]
 
+    def scan_answer(self, text: str) -> dict[str, object]:
+        """The decision on the one text `text` as `/v1/scan` and `mithril scan` give it,
+        with `redacted_text` when it redacts: one shape for every surface."""
+        answer = self.decision.to_dict()
+        redacted = self.redacted_text(text)
+        if redacted is not None:
+            answer["redacted_text"] = redacted
+        return answer
+
 
 class Firewall:
     def __init__(

@@ -84,11 +84,7 @@ async def scan(body: ScanBody, request: Request) -> Response:
         direction=body.direction,
         excerpt_text=redacted_excerpt(body.text, decision.findings),
     )
-    answer = decision.to_dict()
-    redacted = result.redacted_text(body.text)
-    if redacted is not None:
-        answer["redacted_text"] = redacted
-    return json_response(answer)
+    return json_response(result.scan_answer(body.text))
 
 
 @router.post(REDACT)

@@ -56,11 +56,7 @@ class LocalPipeline:
         """The decision as /v1/scan gives it, `redacted_text` included when it redacts."""
         self._check(text)
         result = await self.firewall.scan_messages([MessageInput(Origin[origin.upper()], text)])
-        answer = result.decision.to_dict()
-        redacted = result.redacted_text(text)
-        if redacted is not None:
-            answer["redacted_text"] = redacted
-        return answer
+        return result.scan_answer(text)
 
     async def redact(self, text: str) -> dict[str, Any]:
         self._check(text)
