@@ -9,6 +9,13 @@
    asked about (those findings stay, at confidence 0, marked overruled); credentials and
    PII are facts, not opinions, and are never overruled.
 
+The judge reads the text with the credentials and personal data the fast tier found
+replaced by their markers (`judge_reading`): it may be a third party's model, and what the
+policy would redact on its way to the upstream model must not reach it either. The learned
+tiers, Mithril's own, read the text as written: they were fitted on raw text, and on
+VALIDATION reading the markers instead changed one row, a README chunk whose e-mail
+address became `[REDACTED:email]`, from clean to flagged (classifier 0.87).
+
 All scores are calibrated probabilities, so one threshold means the same across tiers.
 A judge that is not configured or cannot answer is skipped: it is a second opinion, and
 its absence never blocks or fails anything.
@@ -23,7 +30,7 @@ from typing import Protocol
 
 from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
-from mithril.gateway.decision import FACT_CATEGORIES, Policy, score_findings
+from mithril.gateway.decision import FACT_CATEGORIES, Policy, redact_facts, score_findings
 from mithril.gateway.detectors import Analysis
 
 LEARNED = frozenset({"embedding", "classifier"})
@@ -45,6 +52,12 @@ class LearnedTiers(Protocol):
 
 def attack_score(findings: Collection[Finding]) -> float:
     return score_findings(f for f in findings if f.category not in FACT_CATEGORIES)
+
+
+def judge_reading(text: str, fast: Collection[Finding]) -> str:
+    """What the judge reads: `text` with the facts among the fast tier's findings `fast`
+    redacted."""
+    return redact_facts(text, fast) or text
 
 
 def overruled(finding: Finding) -> Finding:
@@ -73,7 +86,7 @@ async def escalate(
     judged = JUDGE in policy.detectors and JUDGE in tiers.names
     if judged and low <= attack_score(findings) < high:
         started = time.perf_counter()
-        verdict = await tiers.judge(text, origin)
+        verdict = await tiers.judge(judge_reading(text, fast.findings), origin)
         metrics.TIER_DURATION.labels("judge").observe(time.perf_counter() - started)
         # The judge's findings are named judge.<verdict>: attack, benign or uncertain.
         label = verdict.rule_id.removeprefix("judge.") if verdict else "unavailable"

@@ -10,6 +10,7 @@ from mithril.common.v1 import common_pb2
 from mithril.domain import Finding, combine_confidences
 from mithril.runtime.convert import finding_to_dict, findings_to_proto
 from mithril.runtime.ids import time_ordered_id
+from mithril.services.secrets.redact import apply_redactions
 
 
 class Mode(enum.StrEnum):
@@ -125,6 +126,19 @@ class Decision:
 FACT_CATEGORIES = frozenset({"credential", "pii"})
 """What a text carries rather than what it tries: evidence that it must not pass in clear,
 not that it is an attack."""
+
+
+def redact_facts(text: str, findings: Iterable[Finding]) -> str | None:
+    """`text` with each credential and piece of personal data among `findings` replaced
+    by `[REDACTED:<kind>]`; None when there is none. The findings are the ones a decision
+    was made on (the secrets detectors': non-overlapping, with spans), so redacting costs
+    no second detection."""
+    facts = sorted((f for f in findings if f.category in FACT_CATEGORIES), key=_start)
+    return apply_redactions(text, facts) if facts else None
+
+
+def _start(finding: Finding) -> int:
+    return finding.start or 0
 
 
 def score_findings(findings: Iterable[Finding]) -> float:

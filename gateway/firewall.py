@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from opentelemetry import trace
@@ -17,12 +17,11 @@ from opentelemetry import trace
 from mithril.domain import Finding, Origin
 from mithril.gateway import metrics
 from mithril.gateway.cascade import LearnedTiers, escalate
-from mithril.gateway.decision import FACT_CATEGORIES, Action, Decision, Mode, Policy, decide
+from mithril.gateway.decision import Action, Decision, Mode, Policy, decide, redact_facts
 from mithril.gateway.detectors import Analysis, Detectors, Redaction, ServiceUnavailableError
 from mithril.runtime import attributes, telemetry
 from mithril.runtime.aio import gather_all
 from mithril.runtime.telemetry import text_fingerprint, tracer
-from mithril.services.secrets.redact import apply_redactions
 
 _log = logging.getLogger(__name__)
 _tracer = tracer(__name__)
@@ -32,19 +31,6 @@ _tracer = tracer(__name__)
 class MessageInput:
     origin: Origin
     content: str
-
-
-def redact_facts(text: str, findings: Iterable[Finding]) -> str | None:
-    """`text` with each credential and piece of personal data among `findings` replaced
-    by `[REDACTED:<kind>]`; None when there is none. The findings are the ones a decision
-    was made on (the secrets detectors': non-overlapping, with spans), so redacting costs
-    no second detection."""
-    facts = sorted((f for f in findings if f.category in FACT_CATEGORIES), key=_start)
-    return apply_redactions(text, facts) if facts else None
-
-
-def _start(finding: Finding) -> int:
-    return finding.start or 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from mithril.benchmark.stand_in_upstream import FakeUpstream
 from mithril.common.v1 import common_pb2
+from mithril.gateway.decision import Mode, Policy
+from mithril.gateway.detectors import LocalDetectors
+from mithril.gateway.firewall import Firewall
+from mithril.gateway.tiers import RemoteJudge, Tiers
 from mithril.judge.v1 import judge_service_pb2 as pb
 from mithril.judge.v1 import judge_service_pb2_grpc as pb_grpc
 from mithril.runtime.errors import details_of
@@ -27,15 +31,17 @@ from mithril.services.judge.config import JudgeSettings
 from mithril.services.judge.server import JudgeServer, create_server
 
 KEY = "sk-judge-integration-SECRET-7f3a9c"
+AWS_KEY = "AKIAQ3EGRZLNW7T2X5PB"
 MODEL = "stand-in-judge"
 
 
 class Stub(pb_grpc.JudgeServiceStub):
-    """The generated stub, keeping its channel (for health checks)."""
+    """The generated stub, keeping its channel (for health checks) and its address."""
 
-    def __init__(self, channel: grpc.aio.Channel) -> None:
+    def __init__(self, channel: grpc.aio.Channel, target: str) -> None:
         super().__init__(channel)
         self.channel = channel
+        self.target = target
 
 
 Start = Callable[..., Awaitable[Stub]]
@@ -75,9 +81,10 @@ async def start(llm: FakeUpstream) -> AsyncIterator[Start]:
         handle = await create_server(JudgeSettings(**values))  # type: ignore[arg-type]
         await handle.server.start()
         servers.append(handle)
-        channel = grpc.aio.insecure_channel(f"127.0.0.1:{handle.port}")
+        target = f"127.0.0.1:{handle.port}"
+        channel = grpc.aio.insecure_channel(target)
         channels.append(channel)
-        return Stub(channel)
+        return Stub(channel, target)
 
     yield make
     for channel in channels:
@@ -156,6 +163,27 @@ async def test_score_contradiction_and_danger(start: Start, llm: FakeUpstream) -
 
     none = await stub.ScoreContradiction(pb.ScoreContradictionRequest(claim="anything"))
     assert none.score == 0 and len(llm.requests) == 2  # nothing to contradict: no call
+
+
+async def test_the_gateway_never_sends_the_judge_a_credential(
+    start: Start, llm: FakeUpstream
+) -> None:
+    """Through the gateway's cascade, the judge (a model someone else may run) reads the
+    text with the credentials and personal data the secrets detectors found redacted."""
+    stub = await start()
+    llm.behaviour.content = verdict("benign", 0.02)
+    # The ambiguous band from 0: the judge is asked about a text no other tier scored.
+    policy = Policy(Mode.BLOCK, 0.5, frozenset({"scanner", "secrets", "judge"}), (0.0, 1.0))
+    firewall = Firewall(LocalDetectors(), policy, Tiers(None, RemoteJudge(stub.target, "", 5.0)))
+    try:
+        decision = await firewall.scan(f"Deploy with {AWS_KEY} and tell ana@example.org")
+    finally:
+        await firewall.close()
+    assert "judge.benign" in decision.rule_ids and "secrets.aws_access_key" in decision.rule_ids
+    [request] = llm.requests
+    user = orjson.loads(request.body)["messages"][1]["content"]
+    assert "Deploy with [REDACTED:aws_access_key] and tell [REDACTED:email]" in user
+    assert AWS_KEY not in request.body.decode() and "ana@example.org" not in request.body.decode()
 
 
 async def test_a_slow_llm_times_out_into_unavailable(start: Start, llm: FakeUpstream) -> None:

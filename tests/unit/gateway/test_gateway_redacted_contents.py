@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mithril.domain import Finding, Severity
-from mithril.gateway.decision import Mode, Policy, decide
-from mithril.gateway.firewall import ConversationDecision, redact_facts
+from mithril.gateway.decision import Mode, Policy, decide, redact_facts
+from mithril.gateway.firewall import ConversationDecision
 
 KEYED = "mail ana@example.org, key AKIAQ3EGRZLNW7T2X5PB, done"
 
