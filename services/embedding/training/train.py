@@ -527,7 +527,7 @@ def main() -> None:
     # too: the books 1.0 % both, READMEs 0.0 -> 0.8 % (one chunk), planted prompts 97.2 ->
     # 96.7 %, s-labs 95.3 / 1.5 -> 95.8 / 1.6 %, neuralchemy 96.2 -> 96.7 %, jbb 97.1 ->
     # 97.7 %: no gain on the documentation it was for, so not shipped.
-    every = samples(args.datasets, toolchain=False, follow_ups=True)
+    every = samples(args.datasets, toolchain=False)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
     windows = _encode_cached(encoder, [s.view for s in every], args.cache, args.max_windows)
     reference = reference_encoder(encoder, args.cache)
