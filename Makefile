@@ -6,17 +6,29 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: venv browser run test test-unit test-integration test-e2e lint typecheck protos check-protos wheel-check bench clean
+.PHONY: venv lock browser run test test-unit test-integration test-e2e lint typecheck protos check-protos wheel-check bench clean
 
-$(STAMP): pyproject.toml setup.py
+$(STAMP): pyproject.toml setup.py constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	@# The versions the benchmarks and CI were measured with (constraints.txt, `make lock`).
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]'
 	@# The int8 embedding network, derived once from the shipped weights (a few seconds).
 	$(PY) -m mithril.services.embedding.network
 	@touch $(STAMP)
 
 venv: $(STAMP)
+
+# Re-resolve every dependency from pyproject.toml alone, in a scratch venv, and pin what it
+# installed into constraints.txt (a few minutes); `make venv` then installs exactly that.
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install --quiet -e '.[dev]'
+	$(LOCK_VENV)/bin/python scripts/lock.py $(LOCK_VENV)/bin/python
+	rm -rf $(LOCK_VENV)
 
 # The dashboard's browser test drives Debian's chromium (never a downloaded browser).
 browser:

@@ -40,9 +40,11 @@ def test_wheel_installs_and_scans(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
+    pip_install = [str(python), "-m", "pip", "install", "--quiet", "--no-compile"]
     subprocess.run(
         # No bytecode compilation: it is most of the install time and tests nothing.
-        [str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel)],
+        # At the versions CI tested (constraints.txt), as the image installs it.
+        [*pip_install, "-c", str(REPO / "constraints.txt"), str(wheel)],
         check=True,
         capture_output=True,
         timeout=600,

@@ -1,0 +1,55 @@
+"""Write constraints.txt: every package a virtualenv holds, pinned, for `make venv`.
+
+    python scripts/lock.py VENV_PYTHON
+
+`make lock` runs it on a scratch venv resolved from pyproject.toml alone. The pins are what
+the benchmarks and the training scripts read too: `benchmark/package_docs.py` cuts its rows
+from the READMEs of the installed distributions, so a venv resolved on another day reads
+other rows. A local version label (torch's `+cpu`) is dropped: `==2.13.0` matches the
+build on this disk, and a label is not on the index. pip itself is not pinned (`make
+venv` upgrades it first); Mithril's own editable install is left out.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = """\
+# Every package `make venv` installs, at the version the benchmarks, the training scripts'
+# rows and CI were last measured with (pip install -c constraints.txt -e '.[dev]').
+# pyproject.toml says what Mithril needs; this file says what was installed. Refresh it
+# with `make lock` (a fresh venv resolved from pyproject.toml alone, then frozen).
+"""
+
+
+def pins(python: str) -> list[str]:
+    frozen = subprocess.run(
+        [python, "-m", "pip", "freeze", "--all", "--exclude-editable"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.splitlines()
+    out = []
+    for line in frozen:
+        if not line or line.startswith("#") or line.lower().startswith("pip=="):
+            continue
+        name, _, version = line.partition("==")
+        if not version:
+            raise SystemExit(f"not a pinned release, cannot lock it: {line}")
+        out.append(f"{name}=={version.split('+')[0]}")
+    return sorted(out, key=str.lower)
+
+
+def main() -> None:
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    lines = pins(sys.argv[1])
+    (ROOT / "constraints.txt").write_text(HEADER + "\n".join(lines) + "\n", encoding="utf-8")
+    print(f"constraints.txt: {len(lines)} pins")
+
+
+if __name__ == "__main__":
+    main()
