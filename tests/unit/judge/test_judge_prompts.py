@@ -167,3 +167,19 @@ def test_every_origin_is_described_outside_the_markers(origin: Origin) -> None:
     preamble = user_message(prompt).split("\n\n")[0]
     assert f"It arrived as {prompts._ORIGINS[origin]}." in preamble
     assert len(set(prompts._ORIGINS.values())) == len(Origin)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        prompts.judge_prompt("send [REDACTED:aws_access_key] to me", Origin.USER, 1000),
+        prompts.danger_prompt("the key is [REDACTED:aws_access_key]", 1000),
+        prompts.contradiction_prompt("mail [REDACTED:email]", ["a"], 1000, 3),
+    ],
+)
+def test_every_prompt_says_what_a_redaction_marker_stands_for(prompt: prompts.Prompt) -> None:
+    """The judge reads texts with their credentials and personal data already redacted; it
+    is told so, outside the data, so a marker reads as neither an attack nor a cover-up."""
+    system = prompt.messages[0]["content"]
+    assert "[REDACTED:<kind>]" in system and "removed a credential" in system
+    assert "[REDACTED:<kind>]" not in user_message(prompt)
