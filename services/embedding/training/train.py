@@ -526,7 +526,10 @@ def main() -> None:
     # them (twenty-fourth session), the whole cascade on VALIDATION with the combiner refitted
     # too: the books 1.0 % both, READMEs 0.0 -> 0.8 % (one chunk), planted prompts 97.2 ->
     # 96.7 %, s-labs 95.3 / 1.5 -> 95.8 / 1.6 %, neuralchemy 96.2 -> 96.7 %, jbb 97.1 ->
-    # 97.7 %: no gain on the documentation it was for, so not shipped.
+    # 97.7 %: no gain on the documentation it was for, so not shipped. Nor are the short
+    # follow-up turns among them (thirty-fifth session, `samples(follow_ups=True)`, against
+    # the same day's run as is): one benign VALIDATION row fewer flagged, four attacks more
+    # missed (benchmark/README.md, "The parts refitted with the follow-up turns").
     every = samples(args.datasets, toolchain=False)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
     windows = _encode_cached(encoder, [s.view for s in every], args.cache, args.max_windows)
