@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,15 +26,23 @@ HEADER = """\
 """
 
 
-def pins(python: str) -> list[str]:
-    frozen = subprocess.run(
+def frozen(python: str) -> list[str]:
+    """`pip freeze` of the venv whose interpreter is `python`, its own editable install
+    left out."""
+    return subprocess.run(
         [python, "-m", "pip", "freeze", "--all", "--exclude-editable"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.splitlines()
+
+
+def pins(lines: Iterable[str]) -> list[str]:
+    """`name==version` for each package of a `pip freeze`, pip itself and comments left
+    out, local version labels dropped, in name order; a package installed from anything
+    but a release (a path, a URL) cannot be pinned and stops the lock."""
     out = []
-    for line in frozen:
+    for line in lines:
         if not line or line.startswith("#") or line.lower().startswith("pip=="):
             continue
         name, _, version = line.partition("==")
@@ -46,7 +55,7 @@ def pins(python: str) -> list[str]:
 def main() -> None:
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
-    lines = pins(sys.argv[1])
+    lines = pins(frozen(sys.argv[1]))
     (ROOT / "constraints.txt").write_text(HEADER + "\n".join(lines) + "\n", encoding="utf-8")
     print(f"constraints.txt: {len(lines)} pins")
 

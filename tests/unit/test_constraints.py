@@ -3,9 +3,11 @@ with the venv the tests run in."""
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from importlib import metadata
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -53,3 +55,22 @@ def test_the_venv_holds_the_pinned_versions() -> None:
         if Version(installed.public) != version:
             drifted[name] = f"{installed} installed, {version} pinned"
     assert not drifted, drifted
+
+
+def lock_script():  # type: ignore[no-untyped-def]
+    """scripts/lock.py, which `make lock` runs (scripts/ is no package)."""
+    spec = importlib.util.spec_from_file_location("lock", REPO / "scripts" / "lock.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_lock_pins_releases_without_pip_or_local_labels() -> None:
+    frozen = ["zipp==4.1.2", "# Editable install", "pip==26.3", "torch==2.13.0+cpu", "Mako==1.4.3"]
+    assert lock_script().pins(frozen) == ["Mako==1.4.3", "torch==2.13.0", "zipp==4.1.2"]
+
+
+def test_the_lock_refuses_what_is_not_a_release() -> None:
+    with pytest.raises(SystemExit, match="not a pinned release"):
+        lock_script().pins(["somepkg @ file:///tmp/somepkg-1.0.tar.gz"])
