@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import tomllib
 from importlib import metadata
+from types import ModuleType
 
 import pytest
 from packaging.requirements import Requirement
@@ -57,7 +58,7 @@ def test_the_venv_holds_the_pinned_versions() -> None:
     assert not drifted, drifted
 
 
-def lock_script():  # type: ignore[no-untyped-def]
+def lock_script() -> ModuleType:
     """scripts/lock.py, which `make lock` runs (scripts/ is no package)."""
     spec = importlib.util.spec_from_file_location("lock", REPO / "scripts" / "lock.py")
     assert spec is not None and spec.loader is not None
