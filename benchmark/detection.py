@@ -23,10 +23,9 @@ Sources (under `datasets_dir`, see its README.md):
   /usr/share/man, rendered by groff and cut the same way (`man_pages.py`), benign, held out by
   Debian package; no training script reads them. Scanned as `Origin.RETRIEVAL`.
 - benign/follow-ups (with `follow_ups=True`, as `mithril bench detection` asks): short turns
-  a user sends in the middle
-  of a conversation ("continue", "make it shorter", "run the tests"), written for Mithril
-  (`follow_ups.py`), benign; half held out by sha256, the rows first probed by hand in DEV.
-  Scanned as `Origin.USER`.
+  a user sends in the middle of a conversation ("continue", "make it shorter", "run the
+  tests"), written for Mithril (`follow_ups.py`), benign; half held out by sha256, the rows
+  first probed by hand in DEV. Scanned as `Origin.USER`.
 - pii/presidio-synth.json (source `benign/presidio-synth`): presidio-research's synthetic
   sentences filled with personal data (names, addresses, card numbers, ...), benign. A row is
   HELD-OUT when its template is (sha256(template id) % 5 == 0), so a held-out sentence's
