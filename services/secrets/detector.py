@@ -17,16 +17,15 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-import re2
 
 from mithril.domain import Finding
 from mithril.services.secrets.detectors import REGISTRY, Candidate, Detector
 from mithril.services.secrets.detectors._digits import scan_gated
 from mithril.services.secrets.detectors._pii import PiiDetector
+from mithril.services.secrets.detectors.base import prefilter_set
 from mithril.services.secrets.kinds import KindInfo
 from mithril.services.secrets.redact import apply_redactions
 from mithril.services.secrets.textview import TextView
@@ -37,17 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["KindInfo", "Redaction", "SecretsDetector", "prefilter_set"]
 
 DETECTOR_NAME = "secrets"
-
-
-def prefilter_set(patterns: Iterable[str]) -> Callable[[bytes], list[int]]:
-    """One compiled RE2 set of `patterns`: called on UTF-8 bytes, it returns the indices of
-    the patterns that occur (empty when none does). The set's own binding, without the
-    per-call wrapper, since it runs on every text."""
-    prefilter = re2.Set.SearchSet()
-    for pattern in patterns:
-        prefilter.Add(pattern)
-    prefilter.Compile()
-    return prefilter._set.Match
 
 
 @dataclass(frozen=True, slots=True)

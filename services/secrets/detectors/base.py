@@ -10,7 +10,7 @@ tail that could still grow into a match", bounded by the detector's `max_window`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -76,6 +76,17 @@ class Detector(Protocol):
         """Earliest index >= pos from which text[i:] could be the beginning of a match that
         continues past the end of `text`; None when no such index exists."""
         ...
+
+
+def prefilter_set(patterns: Iterable[str]) -> Callable[[bytes], list[int]]:
+    """One compiled RE2 set of `patterns`: called on UTF-8 bytes, it returns the indices of
+    the patterns that occur (empty when none does). The set's own binding, without the
+    per-call wrapper, since it runs on every text."""
+    prefilter = re2.Set.SearchSet()
+    for pattern in patterns:
+        prefilter.Add(pattern)
+    prefilter.Compile()
+    return prefilter._set.Match
 
 
 def compile_re2(pattern: str) -> re2._Regexp:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import re2
@@ -29,6 +29,7 @@ from mithril.services.secrets.detectors.base import (
     compile_re2,
     iter_spans,
     partial_regex,
+    prefilter_set,
     tail_start,
 )
 from mithril.services.secrets.kinds import CREDENTIAL, KindInfo
@@ -37,6 +38,9 @@ from mithril.services.secrets.textview import TextView
 MAX_DECODED = 8192
 """Encoded characters decoded from a marker on: a base64 PEM key of 6 KB, the window the
 streaming redactor already holds for a PEM block."""
+MIN_RUN = 16
+"""Shorter runs are not decoded: 12 bytes hold no credential any detector finds (an AWS key
+id alone is 20), and a text of short marker forms must not cost a decoding each."""
 
 _CASED = (
     "password", "passwd", "passphrase", "secret", "api_key", "api-key", "apikey", "access_key",
@@ -118,6 +122,7 @@ class EncodedCredentialDetector:
     _runs: re2._Regexp = field(init=False, repr=False)
     _forms: re2._Regexp = field(init=False, repr=False)
     _partial: re2._Regexp = field(init=False, repr=False)
+    _inner_prefilter: Callable[[bytes], list[int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         found = markers()
@@ -134,14 +139,21 @@ class EncodedCredentialDetector:
         )
         object.__setattr__(self, "_forms", compile_re2(groups))
         object.__setattr__(self, "_partial", partial_regex(self.partial_pattern))
+        object.__setattr__(self, "_inner_prefilter", prefilter_set(d.prefilter for d in self.inner))
 
     def find(self, text: str, pos: int = 0) -> Iterator[Candidate]:
         return self.find_in(TextView(text), pos)
 
     def find_in(self, view: TextView, pos: int = 0) -> Iterator[Candidate]:
+        seen: dict[bytes, tuple[Severity, float] | None] = {}  # a run repeated is read once
         for spans in iter_spans(self._runs, view.data, view.to_byte(pos)):
             start, end = spans[0]
-            found = self._decoded_credential(view.data[start:end])
+            if end - start < MIN_RUN:
+                continue
+            run = view.data[start:end]
+            if run not in seen:
+                seen[run] = self._decoded_credential(run)
+            found = seen[run]
             if found is not None:
                 severity, confidence = found
                 yield Candidate(
@@ -159,8 +171,9 @@ class EncodedCredentialDetector:
     def _decoded_credential(self, run: bytes) -> tuple[Severity, float] | None:
         """(severity, confidence) of the first credential in a decoding of `run`, or None."""
         for decoded in self._decodings(run):
-            for detector in self.inner:
-                hit = next(iter(detector.find(decoded)), None)
+            # Only the detectors whose prefilter occurs in the decoded text read it.
+            for index in self._inner_prefilter(decoded.encode("utf-8")):
+                hit = next(iter(self.inner[index].find(decoded)), None)
                 if hit is not None:
                     return hit.severity, hit.confidence
         return None

@@ -215,6 +215,8 @@ def test_linear_time_on_adversarial_input() -> None:
         + "password=" * 2000
         + "-----BEGIN RSA PRIVATE KEY-----" * 200
         + "eyJ" * 5000
+        + "QUtJQ " * 4000  # a base64 form of "AKIA", too short a run to decode
+        + "QUtJQUtJQUtJQUtJQUtJ " * 2000  # the same run again: decoded once
     )
     start = time.perf_counter()
     DETECTOR.detect(nasty)
