@@ -27,6 +27,7 @@ from mithril.services.secrets.detectors.base import (
     Candidate,
     Detector,
     compile_re2,
+    first_span,
     iter_spans,
     partial_regex,
     prefilter_set,
@@ -102,7 +103,8 @@ INFO = KindInfo(
     "Credential inside base64- or hex-encoded text",
 )
 _RUN_CHAR = r"[A-Za-z0-9+/_-]"
-_HEX_CHARS = frozenset(b"0123456789abcdefABCDEF")
+_HEX_RUN = compile_re2(r"[0-9a-fA-F]+")
+_HEX_TAIL = compile_re2(r"[0-9a-fA-F]*\z")
 
 
 @dataclass(frozen=True, eq=False)
@@ -197,10 +199,13 @@ class EncodedCredentialDetector:
             if group < 0 or group % 4 in residues:
                 continue
             residues.add(group % 4)
-            for start in sorted({group % 4, group}):
+            earliest = group % 4 if group <= MAX_DECODED else group - MAX_DECODED
+            for start in sorted({earliest, group}):
                 text = _base64_text(run[start : group + MAX_DECODED])
                 if text is not None:
                     yield text
+            if len(residues) == 4 and hex_decoded:
+                return
 
 
 def _base64_text(encoded: bytes) -> str | None:
@@ -217,13 +222,13 @@ def _base64_text(encoded: bytes) -> str | None:
 
 def _hex_texts(run: bytes, position: int) -> Iterator[str]:
     """The hex digits around `position` decoded as UTF-8 (bad bytes replaced): from the
-    first digit of the run in step with `position`, and from `position` itself."""
-    first = position
-    while first > 0 and run[first - 1] in _HEX_CHARS:
-        first -= 1
-    end = position
-    while end < len(run) and end - position < MAX_DECODED and run[end] in _HEX_CHARS:
-        end += 1
+    first digit of the run in step with `position` (at most `MAX_DECODED` before it), and
+    from `position` itself, to the last digit (at most `MAX_DECODED` after it)."""
+    lo = max(0, position - MAX_DECODED)
+    before = first_span(_HEX_TAIL, run[lo:position])
+    first = lo + before[0] if before is not None else position
+    after = first_span(_HEX_RUN, run[: position + MAX_DECODED], position, anchored=True)
+    end = after[1] if after is not None else position
     for start in sorted({first + (position - first) % 2, position}):
         digits = run[start : end - (end - start) % 2]
         yield bytes.fromhex(digits.decode()).decode("utf-8", errors="replace")

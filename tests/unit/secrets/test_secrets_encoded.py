@@ -97,3 +97,14 @@ def test_a_markers_forms_occur_wherever_it_starts() -> None:
                 assert form in base64.b64encode(raw).decode(), (marker, alignment)
                 urlsafe = form.translate(str.maketrans("+/", "-_"))
                 assert urlsafe in base64.urlsafe_b64encode(raw).decode()
+
+
+def test_a_credential_at_the_end_of_a_long_blob_is_found_and_the_blob_redacted() -> None:
+    aws = next(sample for sample in PLAIN_CREDENTIALS if sample.kind == "aws_access_key")
+    tail = f" aws {aws.text}".encode()
+    for encoded in (
+        base64.b64encode(bytes(range(256)) * 2000 + tail).decode(),
+        "ab" * 100_000 + tail.hex(),
+    ):
+        text = f"attachment {encoded} end"
+        assert DETECTOR.redact(text).text == "attachment [REDACTED:encoded_credential] end"
