@@ -5,12 +5,13 @@ A credential's encoding depends on where in a 3-byte group it starts, so no fixe
 finds it; but every credential kind sits at or beside fixed text (`AKIA`, `ghp_`,
 `password`, `postgres://`, ...), and each such marker has three base64 forms, one per
 alignment (the characters its own bits alone decide), plus two hex forms. Those forms are
-the prefilter. A run of base64/hex characters that contains one is decoded from the group
-the marker starts in, and the other credential detectors read the decoded text; the whole
-run is redacted when they find something. Clean text costs the prefilter alone.
+the prefilter. A run of base64/hex characters that contains one is decoded in step with the
+marker (from the run's start, and from the marker's own group), and the other credential
+detectors read the decoded text; the whole run is redacted when they find something. Clean
+text costs the prefilter alone.
 
-Only credentials are looked for (not personal data), one level deep, in runs up to
-`MAX_DECODED` characters from the marker on.
+Only credentials are looked for (not personal data), one level deep, at most `MAX_DECODED`
+characters either side of a marker; runs under `MIN_RUN` characters are not decoded.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from mithril.services.secrets.kinds import CREDENTIAL, KindInfo
 from mithril.services.secrets.textview import TextView
 
 MAX_DECODED = 8192
-"""Encoded characters decoded from a marker on: a base64 PEM key of 6 KB, the window the
-streaming redactor already holds for a PEM block."""
+"""Encoded characters decoded on either side of a marker: a base64 PEM key of 6 KB, the
+window the streaming redactor already holds for a PEM block."""
 MIN_RUN = 16
 """Shorter runs are not decoded: 12 bytes hold no credential any detector finds (an AWS key
 id alone is 20), and a text of short marker forms must not cost a decoding each."""
@@ -127,12 +128,12 @@ class EncodedCredentialDetector:
     _inner_prefilter: Callable[[bytes], list[int]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        found = markers()
+        texts = markers()
         by_alignment = [
-            _alternation(f for m in found for f in _both_alphabets(base64_forms(m, k)))
+            _alternation(f for m in texts for f in _both_alphabets(base64_forms(m, k)))
             for k in range(3)
         ]
-        hex_forms = _alternation(f for m in found for f in (m.hex(), m.hex().upper()))
+        hex_forms = _alternation(f for m in texts for f in (m.hex(), m.hex().upper()))
         groups = "".join(f"({forms})|" for forms in by_alignment) + f"({hex_forms})"
         every = "|".join([*by_alignment, hex_forms])
         object.__setattr__(self, "prefilter", every)
@@ -182,9 +183,10 @@ class EncodedCredentialDetector:
 
     def _decodings(self, run: bytes) -> Iterator[str]:
         """`run` decoded as text at each alignment a marker form shows (at most four for
-        base64, one for hex): from the run's first character in step with the marker, so the
-        text before the marker is read too, and from the marker's own group when the run
-        begins with characters that are not part of the encoding ("example.com/QUtJQ...")."""
+        base64, one for hex), twice each: from the run's first character in step with the
+        marker, so the text before the marker is read too, and from the marker's own group,
+        for a run that begins with characters that are not part of the encoding
+        ("example.com/QUtJQ...")."""
         residues: set[int] = set()
         hex_decoded = False
         for spans in iter_spans(self._forms, run):
