@@ -35,20 +35,15 @@ from dataclasses import dataclass
 
 import re2
 
+from mithril.services.invisible import INVISIBLE
+
 WINDOW = 400
 """Characters of context normalised on each side of a trigger position."""
 BUDGET = 256 * 1024
 """Above this many window characters, fall back to the span-less whole-text fold."""
 MAX_TRIGGER_HITS = 2048
 
-_INVISIBLE = [
-    *(0x00AD, 0x034F, 0x061C, 0x115F, 0x1160, 0x17B4, 0x17B5, 0x180E, 0x3164, 0xFEFF, 0xFFA0),
-    *range(0x200B, 0x2010),
-    *range(0x202A, 0x202F),
-    *range(0x2060, 0x2070),
-    *range(0xFE00, 0xFE10),
-    *(0xE0000, 0xE0001, 0xE007F),
-]
+_INVISIBLE = INVISIBLE
 
 _LOOKALIKES = {
     # Cyrillic

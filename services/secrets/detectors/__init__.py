@@ -23,6 +23,7 @@ from mithril.services.secrets.detectors import (
     phone,
     slack,
     slack_webhook,
+    spelled,
     ssn,
     stripe,
     url_credentials,
@@ -54,12 +55,14 @@ _MODULES = (
 )
 
 _PLAIN: dict[str, Detector] = {module.DETECTOR.info.name: module.DETECTOR for module in _MODULES}
-_ENCODED = encoded.EncodedCredentialDetector(
-    tuple(d for d in _PLAIN.values() if d.info.category == CREDENTIAL)
+_CREDENTIALS = tuple(d for d in _PLAIN.values() if d.info.category == CREDENTIAL)
+_ENCODED = encoded.EncodedCredentialDetector(_CREDENTIALS)
+_SPELLED = spelled.SpelledCredentialDetector(
+    tuple(d for d in _CREDENTIALS if d is not pem_private_key.DETECTOR)
 )
 
 REGISTRY: MappingProxyType[str, Detector] = MappingProxyType(
-    {**_PLAIN, _ENCODED.info.name: _ENCODED}
+    {**_PLAIN, _ENCODED.info.name: _ENCODED, _SPELLED.info.name: _SPELLED}
 )
 """Kind name -> detector. The one place that lists what the library detects."""
 

@@ -152,6 +152,40 @@ ENCODED: tuple[Sample, ...] = (
 )
 """Credentials base64- or hex-encoded: the whole encoded run is the secret."""
 
+ZERO_WIDTH_SPACE = "\u200b"
+_AWS_LACED = ZERO_WIDTH_SPACE.join(AWS)
+_GITHUB_SPACED = " ".join(GITHUB)
+_OPENAI_TAGS = "".join(chr(0xE0000 + ord(char)) for char in OPENAI_PROJ)
+_STRIPE_SOFT_HYPHENS = STRIPE_LIVE[:12] + "\u00ad" + STRIPE_LIVE[12:]
+
+SPELLED: tuple[Sample, ...] = (
+    Sample("spelled-aws-zero-width", "spelled_credential", f"key: {_AWS_LACED} ok", _AWS_LACED),
+    Sample(
+        "spelled-github-spaced", "spelled_credential", f"token {_GITHUB_SPACED}.", _GITHUB_SPACED
+    ),
+    Sample("spelled-openai-tags", "spelled_credential", f"note {_OPENAI_TAGS} end", _OPENAI_TAGS),
+    Sample(
+        "spelled-stripe-soft-hyphen",
+        "spelled_credential",
+        f"stripe {_STRIPE_SOFT_HYPHENS}",
+        _STRIPE_SOFT_HYPHENS,
+    ),
+    Sample(
+        "spelled-key-name",
+        "spelled_credential",
+        f"p a s s w o r d = {PASSWORD}",
+        PASSWORD,
+    ),
+    Sample(
+        "spelled-key-name-zero-width",
+        "spelled_credential",
+        f"pass{ZERO_WIDTH_SPACE}word: {PASSWORD}",
+        PASSWORD,
+    ),
+)
+"""Credentials spelled out with invisible characters, spaces or tag characters between or
+for their characters: the credential as written, separators included, is the secret."""
+
 PII: tuple[Sample, ...] = (
     Sample("ssn", "ssn", "123-45-6789", "123-45-6789"),
     Sample("ssn-context", "ssn", "SSN: 078 05 1120", "078 05 1120"),
@@ -167,7 +201,7 @@ PII: tuple[Sample, ...] = (
     Sample("iban-compact", "iban", "DE89370400440532013000", "DE89370400440532013000"),
 )
 
-ALL = CREDENTIALS + ENCODED + PII
+ALL = CREDENTIALS + ENCODED + SPELLED + PII
 
 PROSE_BEFORE = "Sure! Here is what you asked for, see below:\n"
 PROSE_AFTER = "\nLet me know if anything else is needed. Cheers."
