@@ -34,9 +34,7 @@ from mithril.services.secrets.detectors.base import (
     Detector,
     compile_re2,
     iter_spans,
-    partial_regex,
     prefilter_set,
-    tail_start,
 )
 from mithril.services.secrets.kinds import CREDENTIAL, KindInfo
 from mithril.services.secrets.textview import TextView
@@ -63,16 +61,19 @@ _SPACED_RUN = compile_re2(f"(?:^|\\s)[\"'`(<\\[]?({_SPACED})[\"'`)>\\].,;:!?]*(?
 MAX_PUNCTUATION = 0.25
 """A spaced run is joined only when at most this share of its characters are neither
 letters nor digits: a spelled key is mostly letters and digits, `a + b + c + d` is not."""
-# One character class, or one with a bounded repeat: nothing to backtrack, and `re` gives
-# character offsets directly (RE2's byte offsets would cost a conversion each in text that
-# is not ASCII).
+# `re`, which gives character offsets directly (RE2's byte offsets would cost a conversion
+# each in text that is not ASCII), on patterns with nothing to backtrack but a token's or a
+# run's own length.
 _HIDDEN_CLASS = f"[{''.join(map(chr, INVISIBLE))}{chr(TAGS[0])}-{chr(TAGS[-1])}]"
 _HIDDEN_CHARS = re.compile(f"{_HIDDEN_CLASS}+")
 _TRIGGERS = re.compile(f"{_HIDDEN_CLASS}+|{_SPACED_TRIGGER}")
 # Held at the end of a stream: a trailing token (invisible characters may yet join it to
 # more), or a token's single characters each followed by one space, however few ("fine. "
 # is neither).
-_TAIL = partial_regex(f"(?:^|\\s)(?:(?:{_VISIBLE}|{_HIDDEN})+|(?:{_VISIBLE}{_SPACE})+{_VISIBLE}?)")
+_TAIL = f"(?:(?:{_VISIBLE}|{_HIDDEN_CLASS})+|(?:{_VISIBLE}{_SPACE})+{_VISIBLE}?)\\Z"
+_TAIL_AFTER_SPACE = re.compile(f"(?<=\\s){_TAIL}")
+_TAIL_FROM = re.compile(_TAIL)
+"""`_TAIL` from a token's start (after a space), or from wherever the window starts."""
 
 INFO = KindInfo(
     "spelled_credential",
@@ -203,9 +204,8 @@ class SpelledCredentialDetector:
         token or spaced run, or a match an inner detector could still complete in the text
         as shown (a key name spelled out before a value that is not)."""
         lo = max(pos, len(text) - self.max_window)
-        earliest = tail_start(_TAIL, text, lo, self.max_window)
-        if earliest is not None and text[earliest].isspace():
-            earliest += 1  # the space only marks where the token starts
+        tail = _TAIL_FROM.match(text, lo) or _TAIL_AFTER_SPACE.search(text, lo)
+        earliest = tail.start() if tail is not None else None
         if _TRIGGERS.search(text, lo) is None:
             return earliest
         reading = read_as_shown(text, lo, len(text))
