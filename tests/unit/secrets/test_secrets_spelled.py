@@ -12,7 +12,8 @@ from secrets_samples import CREDENTIALS, Sample
 from mithril.services.invisible import INVISIBLE, TAG_OFFSET
 from mithril.services.secrets import SecretsDetector
 from mithril.services.secrets.detectors import REGISTRY
-from mithril.services.secrets.detectors.spelled import read_as_shown
+from mithril.services.secrets.detectors.reading import read_again
+from mithril.services.secrets.detectors.spelled import joined, shown
 
 DETECTOR = SecretsDetector.default()
 SPELLED_KIND = "spelled_credential"
@@ -119,7 +120,7 @@ def test_the_reading_maps_every_character_back() -> None:
             text += "".join(rng.choice(invisible) for _ in range(rng.randrange(3)))
             origin.append(len(text))
             text += chr(TAG_OFFSET + ord(char)) if rng.random() < 0.1 else char
-        reading = read_as_shown(text, 0, len(text))
+        reading = read_again(text, 0, len(text), (shown, joined))
         assert reading.text == plain
         assert [reading.original(i) for i in range(len(plain))] == origin
         for index in range(len(plain)):
@@ -133,7 +134,7 @@ def test_the_reading_maps_every_character_back() -> None:
 
 def test_a_spaced_run_is_joined_and_mapped_back() -> None:
     text = "key (A K I A 1 2 3 4). Not  a  run, n o r  this."
-    reading = read_as_shown(text, 0, len(text))
+    reading = read_again(text, 0, len(text), (shown, joined))
     assert reading.text == "key (AKIA1234). Not  a  run, n o r  this."
     start = reading.text.index("AKIA1234")
     assert reading.original(start) == text.index("A K")
