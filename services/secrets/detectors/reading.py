@@ -62,7 +62,7 @@ def rewrite(text: str, edits: Sequence[tuple[int, int, str]]) -> Step:
     return Step("".join(pieces), removed, changed)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reading:
     """A stretch of text read again, and the way back to the original offsets."""
 
@@ -71,8 +71,9 @@ class Reading:
     """Offset of the stretch in the original text."""
     removed: tuple[list[int], ...]
     """Each step's `Step.removed`, in the order the steps ran."""
-    changed: list[int]
-    """Offsets (in the original text) of the characters removed or turned, sorted."""
+    changed_by_step: tuple[list[int], ...]
+    """Each step's `Step.changed`, in its own input's offsets."""
+    _changed: list[int] | None = None
 
     def original(self, index: int) -> int:
         """The original offset of the reading's character at `index`."""
@@ -80,8 +81,14 @@ class Reading:
 
     def changed_within(self, start: int, end: int) -> bool:
         """Whether an original character in [start, end) was removed or turned."""
-        at = bisect.bisect_left(self.changed, start)
-        return at < len(self.changed) and self.changed[at] < end
+        if self._changed is None:  # mapped back once, when a finding asks
+            self._changed = sorted(
+                self.lo + _through(self.removed[:k], i)
+                for k, changed in enumerate(self.changed_by_step)
+                for i in changed
+            )
+        at = bisect.bisect_left(self._changed, start)
+        return at < len(self._changed) and self._changed[at] < end
 
 
 def _through(steps: Sequence[list[int]], index: int) -> int:
@@ -94,13 +101,13 @@ def read_again(text: str, lo: int, hi: int, steps: Sequence[Callable[[str], Step
     """`text[lo:hi]` rewritten by each of `steps` in turn."""
     current = text[lo:hi]
     removed: list[list[int]] = []
-    changed: list[int] = []
+    changed: list[list[int]] = []
     for step in steps:
         done = step(current)
-        changed.extend(lo + _through(removed, i) for i in done.changed)
         removed.append(done.removed)
+        changed.append(done.changed)
         current = done.text
-    return Reading(current, lo, tuple(removed), sorted(changed))
+    return Reading(current, lo, tuple(removed), tuple(changed))
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,6 +130,10 @@ class ReadAgainDetector:
     """How many characters of the text as written one character read again may take (a
     spaced character two, a percent escape three): the context read scales with it."""
     max_window: int = 8192
+    context_beyond_tail: bool = True
+    """Whether a match's context may lie before the token `tail` holds (a key name spelled
+    out, then a space): then the inner detectors' holds are read on the tail read again.
+    Percent-encoded text has no spaces, so its context is in the token."""
     partial_pattern: None = None
     """`partial_start` reads the tail again, so no one regex stands for it."""
     lookbehind: int = field(init=False)
@@ -158,7 +169,7 @@ class ReadAgainDetector:
         lo = max(pos, len(text) - self.max_window)
         held = self.tail.match(text, lo) or self._tail_after_space.search(text, lo)
         earliest = held.start() if held is not None else None
-        if self.triggers.search(text, lo) is None:
+        if not self.context_beyond_tail or self.triggers.search(text, lo) is None:
             return earliest
         reading = read_again(text, lo, len(text), self.steps)
         for inner in self.inner:

@@ -51,4 +51,5 @@ def detector(inner: tuple[Detector, ...]) -> ReadAgainDetector:
         tail=re.compile("[!-~]+\\Z"),  # an encoded text is one token, escapes and all
         priority=97,
         stretch=3,
+        context_beyond_tail=False,
     )
