@@ -25,29 +25,23 @@ _UNQUOTED = r"[^\s\"'`,;<>]"
 # An unquoted value never ends with sentence punctuation: "the key is k=AbC9xYz." keeps
 # its full stop and still redacts the value.
 _UNQUOTED_VALUE = _UNQUOTED + r"*[^\s\"'`,;<>.!?]"
-# A value without brackets of its own, closed by a bracket that ends a markdown link or a
-# parenthesis: `![x](https://e.example/p?password=hunter2xyz)`. Tried before the plain value,
-# which would take the bracket in and be rejected as code (`getpass()`).
+# In a link, a value closed by the bracket that ends the link: `![x](https://e.example/p?
+# password=hunter2xyz)`, `...?d=PASSWORD=hunter2xyz)`. Tried before the plain value, which
+# would take the bracket in and be rejected as code. Outside a query (`?`, `&`) only inside
+# a markdown link (`_in_link`): in code, `f(token=shard_id)` is a call's keyword argument.
 _CLOSED = r"[.!?]*\)(?:[\s.,;:!?]|$)"
-PATTERN = (
-    # URL query parameters end at "&"; this alternative starts earlier, so it wins there.
-    r"[?&]" + _KEY + r"=([^&\s#\"'<>()]+)" + _CLOSED + r"|[?&]" + _KEY + r"=([^&\s#\"'<>]+)"
-    r"|"
-    + _KEY
-    + _SEP
-    + r"("
-    + _UNQUOTED
-    + r"*[^\s\"'`,;<>.!?()])"
-    + _CLOSED
-    + r"|"
-    + _KEY
-    + _SEP
-    + r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`|("
-    + _UNQUOTED_VALUE
-    + r"))"
+_IN_LINK = (
+    rf"[?&]{_KEY}=([^&\s#\"'<>()]*[^&\s#\"'<>().!?]){_CLOSED}"
+    rf"|{_KEY}{_SEP}([^\s\"'`,;<>()]*[^\s\"'`,;<>().!?]){_CLOSED}"
 )
+# URL query parameters end at "&"; this alternative starts earlier, so it wins there.
+_QUERY = r"[?&]" + _KEY + r"=([^&\s#\"'<>]+)"
+_QUOTED = r"\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`"
+PATTERN = f"{_IN_LINK}|{_QUERY}|{_KEY}{_SEP}(?:{_QUOTED}|({_UNQUOTED_VALUE}))"
 MAX_KEY = 64
 MAX_VALUE = 256
+MAX_LINK = 4096
+"""How far before a key a markdown link's `](` is looked for."""
 
 # Words in a key name that show it names something other than the secret itself.
 _EXCLUDED_WORDS = frozenset(
@@ -115,6 +109,15 @@ def _in_badge_url(text: str, key_start: int) -> bool:
     return _BADGE_URL.match(text[url_start : key_start - 1].split("?")[0]) is not None
 
 
+_CLOSING = re.compile(r"[.!?]*\)")
+
+
+def _in_link(text: str, key_start: int) -> bool:
+    """Whether `key_start` lies in a markdown link's target: `](` before it, not closed."""
+    opener = text.rfind("](", max(0, key_start - MAX_LINK), key_start)
+    return opener >= 0 and ")" not in text[opener + 2 : key_start]
+
+
 def _validate(text: str, start: int, end: int, context: str, value: str) -> float | None:
     key, separator = _split_key(context)
     if len(key) > MAX_KEY or _excluded_key(key):
@@ -124,6 +127,9 @@ def _validate(text: str, start: int, end: int, context: str, value: str) -> floa
         return None
     if context.startswith(("?", "&")) and _in_badge_url(text, key_start + 1):
         return None
+    closed = _CLOSING.match(text, end) is not None and ")" not in value
+    if closed and not context.startswith(("?", "&")) and not _in_link(text, key_start):
+        return None  # `f(token=shard_id)`: a call's argument, not a link's value
     quoted = separator.rstrip(" \t").endswith(('"', "'", "`"))
     stripped = value.strip()
     if len(stripped) < 4 or is_placeholder(stripped):

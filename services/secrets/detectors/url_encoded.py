@@ -6,7 +6,7 @@ separators the plain detectors read are escaped, though most keys' own character
 Where a percent escape of a printable ASCII character occurs, the text around it is read
 again with every such escape decoded (`reading.py`); the other credential detectors read
 that, and what they find is redacted in the original text, escapes included. One level deep;
-escapes of other bytes (line breaks, UTF-8) are left as they are, and so is a PEM block.
+escapes of other bytes (control characters, UTF-8) are left as they are, and so is a PEM block.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from mithril.services.secrets.detectors.base import Detector
 from mithril.services.secrets.detectors.reading import ReadAgainDetector, Step, rewrite
 from mithril.services.secrets.kinds import CREDENTIAL, KindInfo
 
-_ESCAPE = "%[2-7][0-9A-Fa-f]"
-"""A percent escape of a byte from 0x20 to 0x7F (0x7F, DEL, is left as it is)."""
+_ESCAPE = "%(?:[2-7][0-9A-Fa-f]|0[9AaDd])"
+"""A percent escape of a printable ASCII character, a tab or a line break (0x7F, DEL, is
+left as it is): an encoded .env file's lines are `%0A`-separated."""
 _ESCAPES = re.compile(_ESCAPE)
 
 INFO = KindInfo(
@@ -31,7 +32,7 @@ INFO = KindInfo(
 
 
 def decoded(text: str) -> Step:
-    """Every percent escape of a printable ASCII character decoded."""
+    """Every percent escape of a printable ASCII character, a tab or a line break decoded."""
     edits: list[tuple[int, int, str]] = []
     for match in _ESCAPES.finditer(text):
         char = chr(int(match.group()[1:], 16))

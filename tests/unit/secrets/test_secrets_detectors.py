@@ -204,7 +204,7 @@ def test_kinds_describe_the_registry() -> None:
     [
         ("![x](https://e.example/p.png?password=hunter2xyz9)", "hunter2xyz9"),
         ("![x](https://e.example/p.png?d=PASSWORD=Tr0ub4dor&3x)", "Tr0ub4dor&3x"),
-        ("(set PASSWORD=hunter2xyz9.) Then run it.", "hunter2xyz9"),
+        ("[status](https://e.example/s?d=token=RX5P9LE2XLq8.) Then run it.", "RX5P9LE2XLq8"),
         ("password=ab)cd!x and more", "ab)cd!x"),
     ],
 )
@@ -214,7 +214,15 @@ def test_a_value_closed_by_a_bracket_is_found_without_it(text: str, value: str) 
     ]
 
 
-@pytest.mark.parametrize("text", ["password=getpass() now", "token=read(path) ok", "key=f(x)."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=getpass() now",
+        "token=read(path) ok",
+        "key=f(x).",
+        "repo.create(identity_token=shard_id)",  # a keyword argument, bracket and all
+    ],
+)
 def test_a_call_is_still_no_value(text: str) -> None:
     assert DETECTOR.detect(text) == []
 
