@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import re2
 
-from mithril.services.invisible import INVISIBLE
+from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS
 
 WINDOW = 400
 """Characters of context normalised on each side of a trigger position."""
@@ -43,7 +43,6 @@ BUDGET = 256 * 1024
 """Above this many window characters, fall back to the span-less whole-text fold."""
 MAX_TRIGGER_HITS = 2048
 
-_INVISIBLE = INVISIBLE
 
 _LOOKALIKES = {
     # Cyrillic
@@ -118,8 +117,8 @@ def fold_char(char: str) -> str:
         return "i" if lower == "l" else lower
     if code in _INVISIBLE_SET:
         return ""
-    if 0xE0020 <= code <= 0xE007E:
-        return fold_char(chr(code - 0xE0000))
+    if code in TAGS:
+        return fold_char(chr(code - TAG_OFFSET))
     out = []
     for piece in unicodedata.normalize("NFKC", char):
         piece = piece.lower()
@@ -128,11 +127,11 @@ def fold_char(char: str) -> str:
     return "".join(out)
 
 
-_INVISIBLE_SET = frozenset(_INVISIBLE)
+_INVISIBLE_SET = frozenset(INVISIBLE)
 
-_FAST_TABLE: dict[int, str | None] = {cp: None for cp in _INVISIBLE}
+_FAST_TABLE: dict[int, str | None] = {cp: None for cp in INVISIBLE}
 _FAST_TABLE.update({ord(k): v for k, v in _LOOKALIKES.items()})
-_FAST_TABLE.update({cp: chr(cp - 0xE0000) for cp in range(0xE0020, 0xE007F)})
+_FAST_TABLE.update({cp: chr(cp - TAG_OFFSET) for cp in TAGS})
 _FAST_TABLE.update({ord("_"): " ", ord("l"): "i"})
 _FAST_KEYS = frozenset(chr(code) for code in _FAST_TABLE if code >= 128)
 

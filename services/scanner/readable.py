@@ -43,7 +43,7 @@ from typing import Any
 
 import re2
 
-from mithril.services.invisible import INVISIBLE
+from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS
 
 from . import decode, normalize
 
@@ -60,7 +60,7 @@ _LEET_TRIGGER = re2.compile(normalize.TRIGGERS["leet"])
 _DECODE = {view: re2.compile(pattern) for view, pattern in decode.TRIGGERS.items()}
 
 _INVISIBLE = dict.fromkeys(INVISIBLE)
-_TAGS = {code: chr(code - 0xE0000) for code in range(0xE0020, 0xE007F)}
+_TAGS = {code: chr(code - TAG_OFFSET) for code in TAGS}
 _LATIN = {k: v for k, v in normalize._LOOKALIKES.items() if len(v) == 1 and v.isalpha()}
 _LOOKALIKES = str.maketrans(
     _LATIN | {k.upper(): v.upper() for k, v in _LATIN.items() if k.upper() != k}

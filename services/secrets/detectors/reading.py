@@ -163,9 +163,9 @@ class ReadAgainDetector:
                         yield candidate
 
     def partial_start(self, text: str, pos: int) -> int | None:
-        """Where, at the end of `text`, a match could be growing: `tail`, or a match an
-        inner detector could still complete in the tail read again (a key name spelled out
-        or percent-encoded before a value that is not)."""
+        """Where, at the end of `text`, a match could be growing: `tail`, or (with
+        `context_beyond_tail`) a match an inner detector could still complete in the tail
+        read again (a key name spelled out before a value that is not)."""
         lo = max(pos, len(text) - self.max_window)
         held = self.tail.match(text, lo) or self._tail_after_space.search(text, lo)
         earliest = held.start() if held is not None else None
