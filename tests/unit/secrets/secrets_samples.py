@@ -178,6 +178,13 @@ SPELLED: tuple[Sample, ...] = (
         PASSWORD,
     ),
     Sample(
+        # A value with spaces of its own: only the key read again says to hold it in a stream.
+        "spelled-key-name-passphrase",
+        "spelled_credential",
+        'p a s s w o r d = "correct horse battery staple"',
+        "correct horse battery staple",
+    ),
+    Sample(
         "spelled-key-name-zero-width",
         "spelled_credential",
         f"pass{ZERO_WIDTH_SPACE}word: {PASSWORD}",
