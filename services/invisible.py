@@ -18,6 +18,8 @@ INVISIBLE: tuple[int, ...] = (
 TAG_OFFSET = 0xE0000
 TAGS = range(0xE0020, 0xE007F)
 """Tag characters that stand for printable ASCII: `chr(code - TAG_OFFSET)`."""
+UNTAGGED: dict[int, str] = {code: chr(code - TAG_OFFSET) for code in TAGS}
+"""A `str.translate` table: each tag character to the ASCII it stands for."""
 
 
 def re2_class(codes: tuple[int, ...] | range) -> str:

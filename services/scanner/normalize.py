@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import re2
 
-from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS
+from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS, UNTAGGED
 
 WINDOW = 400
 """Characters of context normalised on each side of a trigger position."""
@@ -131,7 +131,7 @@ _INVISIBLE_SET = frozenset(INVISIBLE)
 
 _FAST_TABLE: dict[int, str | None] = {cp: None for cp in INVISIBLE}
 _FAST_TABLE.update({ord(k): v for k, v in _LOOKALIKES.items()})
-_FAST_TABLE.update({cp: chr(cp - TAG_OFFSET) for cp in TAGS})
+_FAST_TABLE.update(UNTAGGED)
 _FAST_TABLE.update({ord("_"): " ", ord("l"): "i"})
 _FAST_KEYS = frozenset(chr(code) for code in _FAST_TABLE if code >= 128)
 

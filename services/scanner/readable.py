@@ -43,7 +43,7 @@ from typing import Any
 
 import re2
 
-from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS
+from mithril.services.invisible import INVISIBLE, UNTAGGED
 
 from . import decode, normalize
 
@@ -60,7 +60,6 @@ _LEET_TRIGGER = re2.compile(normalize.TRIGGERS["leet"])
 _DECODE = {view: re2.compile(pattern) for view, pattern in decode.TRIGGERS.items()}
 
 _INVISIBLE = dict.fromkeys(INVISIBLE)
-_TAGS = {code: chr(code - TAG_OFFSET) for code in TAGS}
 _LATIN = {k: v for k, v in normalize._LOOKALIKES.items() if len(v) == 1 and v.isalpha()}
 _LOOKALIKES = str.maketrans(
     _LATIN | {k.upper(): v.upper() for k, v in _LATIN.items() if k.upper() != k}
@@ -234,7 +233,7 @@ def readable(text: str) -> str | None:
     folded = codecs.encode(text, "rot13") if _is_rot13_english(text) else text
     folded = _decoded(folded)  # before folding: leetspeak folding would garble base64
     if _UNICODE.search(folded):
-        folded = unicodedata.normalize("NFKC", folded).translate(_INVISIBLE).translate(_TAGS)
+        folded = unicodedata.normalize("NFKC", folded).translate(_INVISIBLE).translate(UNTAGGED)
     if _LOOKALIKE.search(folded):
         folded = _fold_lookalikes(folded)
     if _LEET_TRIGGER.search(folded):

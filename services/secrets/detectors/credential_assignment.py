@@ -109,7 +109,8 @@ def _in_badge_url(text: str, key_start: int) -> bool:
     return _BADGE_URL.match(text[url_start : key_start - 1].split("?")[0]) is not None
 
 
-_CLOSING = re.compile(r"[.!?]*\)")
+_CLOSING = re.compile(_CLOSED)
+"""What follows a value the `_IN_LINK` alternative matched."""
 
 
 def _in_link(text: str, key_start: int) -> bool:

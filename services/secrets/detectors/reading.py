@@ -130,6 +130,8 @@ class ReadAgainDetector:
     """How many characters of the text as written one character read again may take (a
     spaced character two, a percent escape three): the context read scales with it."""
     max_window: int = 8192
+    """The longest text held whole in a stream: a 4 KB JWT spaced out, the window a PEM
+    block already has."""
     context_beyond_tail: bool = True
     """Whether a match's context may lie before the token `tail` holds (a key name spelled
     out, then a space): then the inner detectors' holds are read on the tail read again.

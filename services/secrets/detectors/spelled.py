@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from mithril.domain import Severity
-from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS, re2_class
+from mithril.services.invisible import INVISIBLE, TAGS, UNTAGGED, re2_class
 from mithril.services.secrets.detectors.base import Detector, compile_re2, iter_spans
 from mithril.services.secrets.detectors.reading import ReadAgainDetector, Step, rewrite
 from mithril.services.secrets.kinds import CREDENTIAL, KindInfo
@@ -32,8 +32,6 @@ MIN_SPACED = 8
 MAX_PUNCTUATION = 0.25
 """A spaced run is joined only when at most this share of its characters are neither
 letters nor digits: a spelled key is mostly letters and digits, `a + b + c + d` is not."""
-MAX_WINDOW = 8192
-"""The longest spelled-out credential held whole in a stream: a 4 KB JWT, spaced."""
 
 _SPACE = "[ \t\u00a0]"  # the characters themselves: read alike by RE2 and by `re`
 _VISIBLE = "[!-~]"
@@ -62,7 +60,7 @@ def shown(text: str) -> Step:
     return rewrite(
         text,
         [
-            (m.start(), m.end(), "" if m.group(1) else _untagged(m.group()))
+            (m.start(), m.end(), "" if m.group(1) else m.group().translate(UNTAGGED))
             for m in _HIDDEN.finditer(text)
         ],
     )
@@ -77,10 +75,6 @@ def joined(text: str) -> Step:
         if _spelled_run(text[start:end:2]):
             edits.extend((space, space + 1, "") for space in range(start + 1, end, 2))
     return rewrite(text, edits)
-
-
-def _untagged(tags: str) -> str:
-    return "".join(chr(ord(char) - TAG_OFFSET) for char in tags)
 
 
 def _spelled_run(characters: str) -> bool:
@@ -105,5 +99,4 @@ def detector(inner: tuple[Detector, ...]) -> ReadAgainDetector:
         # piece of the spelled credential (up to the first invisible character) must not win.
         priority=98,
         stretch=2,
-        max_window=MAX_WINDOW,
     )
