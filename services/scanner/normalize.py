@@ -24,6 +24,10 @@ pass over the megabyte. Every normalised character keeps the offset of the origi
 it came from, so matches map back to exact spans in the original text. When the windows would
 exceed `BUDGET` characters the whole text gets a cheaper fold instead (steps 1-4 and 8 via
 `str.translate`) and matches from it carry no span.
+
+Rules that need capitals (`case_sensitive`, or a `(?-i:...)` part: a persona's name) cannot
+match a lower-cased view. They read `cased_view` instead: steps 1-2 alone, case kept, built
+only when the `unicode` trigger fires.
 """
 
 from __future__ import annotations
@@ -31,17 +35,22 @@ from __future__ import annotations
 import bisect
 import functools
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import EllipsisType
 
 import re2
 
-from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS, UNTAGGED
+from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS, UNTAGGED, re2_class
 
 WINDOW = 400
 """Characters of context normalised on each side of a trigger position."""
 BUDGET = 256 * 1024
 """Above this many window characters, fall back to the span-less whole-text fold."""
 MAX_TRIGGER_HITS = 2048
+
+Windows = list[tuple[int, int]] | None
+"""[start, end) spans a view is built over; None: the whole text, folded without spans."""
 
 
 _LOOKALIKES = {
@@ -68,12 +77,17 @@ _LEET = {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t", "
 
 _LOOKALIKE_CLASS = "".join(sorted(k for k in _LOOKALIKES if len(k) == 1))
 
+_STYLED = (
+    r"\x{FF10}-\x{FF19}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}\x{1D400}-\x{1D7FF}\x{24B6}-\x{24E9}"
+    r"\x{1F130}-\x{1F189}"
+)
+"""Fullwidth digits and letters, mathematical, circled and squared letters (an RE2 class's body)."""
+
 TRIGGERS: dict[str, str] = {
     # invisible / bidi / tag characters, fullwidth or styled letters
     "unicode": (
         r"[\x{200B}-\x{200F}\x{202A}-\x{202E}\x{2060}-\x{206F}\x{FEFF}\x{00AD}"
-        r"\x{E0000}-\x{E007F}\x{FF10}-\x{FF19}\x{FF21}-\x{FF3A}\x{FF41}-\x{FF5A}"
-        r"\x{1D400}-\x{1D7FF}\x{24B6}-\x{24E9}\x{1F130}-\x{1F189}]"
+        rf"\x{{E0000}}-\x{{E007F}}{_STYLED}]"
     ),
     # a lookalike letter touching a Latin letter: a word written in mixed scripts
     "lookalike": f"[a-zA-Z][{_LOOKALIKE_CLASS}]|[{_LOOKALIKE_CLASS}][a-zA-Z]",
@@ -92,6 +106,19 @@ TRIGGERS: dict[str, str] = {
     "spaced": r"\b[a-zA-Z](?:[ .\-*/|,_\\]{1,3}[a-zA-Z]\b){4}",
 }
 """Cheap patterns (added to the rule set) whose match means the normalised view may differ."""
+
+_CASED_CHANGE = re2.compile(
+    f"[{re2_class(TAGS)}]|[{_STYLED}]|[\\pL\\pN][{re2_class(INVISIBLE)}]+[\\pL\\pN]"
+)
+"""Where the cased view can show a rule something the raw text does not: a tag character, a
+styled letter or digit, or a hidden character inside a word. An emoji's zero-width joiner,
+the `unicode` trigger's commonest cause, is none of them."""
+
+
+def cased_changes(text: str) -> bool:
+    """Whether `cased_view(text)` can read differently from `text` for a rule."""
+    return _CASED_CHANGE.search(text) is not None
+
 
 TRIGGER_PATTERN = "|".join(f"(?:{p})" for p in TRIGGERS.values())
 
@@ -128,6 +155,20 @@ def fold_char(char: str) -> str:
 
 
 _INVISIBLE_SET = frozenset(INVISIBLE)
+
+
+@functools.lru_cache(maxsize=65536)
+def cased_char(char: str) -> str:
+    """Steps 1-2 for one character, case kept (`cased_view`)."""
+    code = ord(char)
+    if code < 128:
+        return char
+    if code in _INVISIBLE_SET:
+        return ""
+    if code in TAGS:
+        return chr(code - TAG_OFFSET)
+    return unicodedata.normalize("NFKC", char)
+
 
 _FAST_TABLE: dict[int, str | None] = {cp: None for cp in INVISIBLE}
 _FAST_TABLE.update({ord(k): v for k, v in _LOOKALIKES.items()})
@@ -278,6 +319,29 @@ def normalize_window(text: str) -> tuple[str, list[int]]:
     return folded, offsets
 
 
+def cased_window(text: str) -> tuple[str, list[int]]:
+    """`text` with styled letters plain and hidden characters gone, case kept; with the
+    original offset of each character."""
+    parts = [cased_char(c) for c in text]
+    offsets = [i for i, part in enumerate(parts) for _ in part]
+    return "".join(parts), offsets
+
+
+def fast_cased(text: str) -> str:
+    """`cased_window` of the whole text without spans (for inputs too odd to window). A
+    `str.translate` table would be several times slower on long non-ASCII text; as in
+    `fast_fold`, one `str.replace` per distinct hidden character present."""
+    text = unicodedata.normalize("NFKC", text)
+    if text.isascii():
+        return text
+    for char in sorted(set(text) & _CASED_KEYS):
+        text = text.replace(char, UNTAGGED.get(ord(char)) or "")
+    return text
+
+
+_CASED_KEYS = frozenset(chr(code) for code in (*INVISIBLE, *UNTAGGED))
+
+
 def fast_fold(text: str) -> str:
     """Whole-text fold without spans or token steps (for inputs too odd to window)."""
     if not text.isascii():
@@ -319,17 +383,47 @@ def trigger_windows(
     return windows
 
 
-def build_view(text: str) -> NormalizedView:
-    """The normalised view of `text` (windowed around triggers, or whole-text fallback)."""
+def view_windows(text: str) -> Windows:
+    """Where a view of `text` is built: the windows around its triggers (the whole text when
+    short); None when they exceed `BUDGET` and the whole text gets a span-less fold."""
     windows = trigger_windows(text, limit=BUDGET) if len(text) > 2 * WINDOW else [(0, len(text))]
-    if sum(end - start for start, end in windows) > BUDGET:
-        return NormalizedView(fast_fold(text))
+    return None if sum(end - start for start, end in windows) > BUDGET else windows
+
+
+def build_view(text: str, windows: Windows | EllipsisType = ...) -> NormalizedView:
+    """The normalised view of `text` (windowed around triggers, or whole-text fallback);
+    `windows` as `view_windows(text)` gave them, when the caller has them already."""
+    if windows is ...:
+        windows = view_windows(text)
+    return _windowed(text, windows, normalize_window, fast_fold)
+
+
+def cased_view(text: str, windows: Windows | EllipsisType = ...) -> NormalizedView:
+    """Styled letters (fullwidth, mathematical, circled) as plain ones, invisible characters
+    dropped and tag characters turned into the ASCII they hide, as in the normalised view,
+    but nothing else folded and case kept: what a rule that needs capitals reads (a persona's
+    name, "DAN", "STAN"; the canary's "PWNED"). The normalised view lower-cases, so such a
+    rule never matched "𝗗𝗔𝗡" or "ＤＡＮ". Windowed as `build_view` is, over the same
+    windows."""
+    if windows is ...:
+        windows = view_windows(text)
+    return _windowed(text, windows, cased_window, fast_cased)
+
+
+def _windowed(
+    text: str,
+    windows: Windows,
+    fold_window: Callable[[str], tuple[str, list[int]]],
+    fold_whole: Callable[[str], str],
+) -> NormalizedView:
+    if windows is None:
+        return NormalizedView(fold_whole(text))
     pieces: list[str] = []
     starts: list[int] = []
     maps: list[tuple[int, ...]] = []
     position = 0
     for start, end in windows:
-        folded, offsets = normalize_window(text[start:end])
+        folded, offsets = fold_window(text[start:end])
         starts.append(position)
         maps.append(tuple(start + o for o in offsets))
         pieces.append(folded)

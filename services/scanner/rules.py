@@ -135,6 +135,11 @@ class Rule:
             return self.untrusted_confidence
         return self.confidence
 
+    @property
+    def needs_case(self) -> bool:
+        """Whether a match depends on capitals: the whole rule or a `(?-i:...)` part."""
+        return self.case_sensitive or any("(?-i" in pattern for pattern in self.patterns)
+
     def compiled_patterns(self) -> tuple[str, ...]:
         """The RE2 patterns after macro expansion and the case-sensitivity flag."""
         flag = "" if self.case_sensitive else "(?i)"

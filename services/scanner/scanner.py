@@ -120,7 +120,15 @@ def _result(
 class Scanner:
     """Attack-technique detection over a fixed, validated rule set."""
 
-    __slots__ = ("_decoded", "_detector_rules", "_normalized", "_raw", "_rules", "families")
+    __slots__ = (
+        "_cased",
+        "_decoded",
+        "_detector_rules",
+        "_normalized",
+        "_raw",
+        "_rules",
+        "families",
+    )
 
     families: frozenset[str]
 
@@ -142,6 +150,8 @@ class Scanner:
             [r for r in regex if "normalized" in r.views and not r.case_sensitive],
             rewrite=normalize.canonical_pattern,
         )
+        # Rules that need capitals read the cased view (`normalize.cased_view`) instead.
+        self._cased = Engine([r for r in regex if "normalized" in r.views and r.needs_case])
         self._decoded = Engine([r for r in regex if "decoded" in r.views])
         self._detector_rules = tuple(r for r in self._rules if r.detector != "regex")
         self.families = frozenset(FAMILIES)
@@ -180,7 +190,8 @@ class Scanner:
 
         trigger_names = {t.split(":", 1)[1] for t in triggers}
         if trigger_names & _NORMALIZE_TRIGGERS:
-            view = normalize.build_view(text)
+            windows = normalize.view_windows(text)
+            view = normalize.build_view(text, windows)
             views.append("normalized")
             seen = {hit.rule.id for hit in hits}
             normalized = self._normalized.match(
@@ -192,6 +203,8 @@ class Scanner:
                 hits.append(
                     RegexHit(self._normalized.rules[index], "normalized", *(mapped or (None, None)))
                 )
+            if "unicode" in trigger_names and self._cased.rules and normalize.cased_changes(text):
+                self._match_cased(text, windows, hits, origin, families)
 
         segments: list[DecodedSegment] = []
         wanted = trigger_names & _DECODE_TRIGGERS
@@ -219,6 +232,25 @@ class Scanner:
                 break
 
         return _result(findings, views, extra)
+
+    def _match_cased(
+        self,
+        text: str,
+        windows: normalize.Windows,
+        hits: list[RegexHit],
+        origin: Origin,
+        families: Collection[str] | None,
+    ) -> None:
+        """The rules that need capitals over the text with styled letters made plain, over
+        the normalised view's windows."""
+        seen = {hit.rule.id for hit in hits}
+        view = normalize.cased_view(text, windows)
+        cased = self._cased.match(
+            view.text, lambda rule: rule.id not in seen and self._wanted(rule, origin, families)
+        )
+        for index, (start, end) in cased.spans.items():
+            mapped = view.original_span(start, end)
+            hits.append(RegexHit(self._cased.rules[index], "normalized", *(mapped or (None, None))))
 
     def _decode(
         self,

@@ -62,6 +62,48 @@ def test_fast_fold_fallback_has_no_spans(monkeypatch: pytest.MonkeyPatch) -> Non
     assert view.text.startswith("1gn0r3")
 
 
+def test_cased_view_makes_styled_letters_plain_and_keeps_case() -> None:
+    """Fullwidth, mathematical and circled letters become plain, invisible characters go,
+    tag characters become the ASCII they hide; case, lookalikes, `l` and `_` stay."""
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "Hi")
+    text = "Call ＤＡＮ or 𝐒\u200b𝐓𝐀𝐍, not 𝐝𝐚𝐧 or Ⓐ; snake_case stays, Сyrillic too " + hidden
+    folded, offsets = normalize.cased_window(text)
+    assert folded == "Call DAN or STAN, not dan or A; snake_case stays, Сyrillic too Hi"
+    assert normalize.cased_view(text).text == folded
+    assert len(offsets) == len(folded) and offsets == sorted(offsets)
+    assert [text[offsets[folded.index(c)]] for c in "DST"] == ["Ｄ", "𝐒", "𝐓"]
+
+
+def test_cased_view_is_windowed_and_maps_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "plain words " * 200 + "you are 𝗦𝗧𝗔𝗡 now" + " more plain" * 200
+    view = normalize.cased_view(text)
+    assert len(view.text) < len(text) / 2
+    start = view.text.index("STAN")
+    mapped = view.original_span(start, start + 4)
+    assert mapped is not None and text[mapped[0] : mapped[1]] == "𝗦𝗧𝗔𝗡"
+    monkeypatch.setattr(normalize, "BUDGET", 10)
+    whole = normalize.cased_view(text)
+    assert whole.original_span(0, 3) is None
+    assert whole.text == normalize.cased_window(text)[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "changes"),
+    [
+        ("a \U0001f469\u200d\U0001f4bb coding", False),  # an emoji's joiner
+        ("plain text", False),
+        ("S\u200bTAN", True),  # hidden inside a word
+        ("𝐒𝐓𝐀𝐍", True),
+        ("ＤＡＮ", True),
+        ("x" + chr(0xE0041), True),  # a tag character
+    ],
+)
+def test_cased_view_is_needed_only_where_a_rule_could_read_differently(
+    text: str, changes: bool
+) -> None:
+    assert normalize.cased_changes(text) is changes
+
+
 def test_canonical_pattern_keeps_escapes_and_groups() -> None:
     assert normalize.canonical_pattern(r"(?i)\bfollow\b") == r"(?i)\bfoiiow\b"
     assert normalize.canonical_pattern(r"\x{006C}[[:alpha:]]L") == r"\x{006C}[[:alpha:]]i"
