@@ -26,6 +26,10 @@ Schema (one YAML document per file)::
         views: [raw, normalized, decoded]  # optional: which text views the rule runs on
         params: {}                   # optional: detector-specific settings
 
+The `normalized` view is lower-cased; a rule that needs capitals (`case_sensitive`, or a
+`(?-i:...)` part) reads the cased view there instead (`normalize.cased_view`: styled letters
+plain, hidden characters dropped, case kept).
+
 Patterns may use `{{name}}` macros from `MACROS` (e.g. `{{you}}`, `{{gap}}`) so common
 phrasing fragments are written once. Every pattern is compiled at load time; a bad pattern,
 an unknown family/detector/view/severity, a duplicate id or an unknown key is a
