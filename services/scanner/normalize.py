@@ -26,8 +26,9 @@ exceed `BUDGET` characters the whole text gets a cheaper fold instead (steps 1-4
 `str.translate`) and matches from it carry no span.
 
 Rules that need capitals (`case_sensitive`, or a `(?-i:...)` part: a persona's name) cannot
-match a lower-cased view. They read `cased_view` instead: steps 1-2 alone, case kept, built
-only when the `unicode` trigger fires.
+match a lower-cased view. They also read `cased_view`: steps 1-2 alone, case kept, built
+only where `cased_changes` finds a styled letter, a tag character or a character hidden
+inside a word.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ Schema (one YAML document per file)::
         params: {}                   # optional: detector-specific settings
 
 The `normalized` view is lower-cased; a rule that needs capitals (`case_sensitive`, or a
-`(?-i:...)` part) reads the cased view there instead (`normalize.cased_view`: styled letters
+`(?-i:...)` part) also reads the cased view there (`normalize.cased_view`: styled letters
 plain, hidden characters dropped, case kept).
 
 Patterns may use `{{name}}` macros from `MACROS` (e.g. `{{you}}`, `{{gap}}`) so common

@@ -150,7 +150,7 @@ class Scanner:
             [r for r in regex if "normalized" in r.views and not r.case_sensitive],
             rewrite=normalize.canonical_pattern,
         )
-        # Rules that need capitals read the cased view (`normalize.cased_view`) instead.
+        # Rules that need capitals read the cased view (`normalize.cased_view`) too.
         self._cased = Engine([r for r in regex if "normalized" in r.views and r.needs_case])
         self._decoded = Engine([r for r in regex if "decoded" in r.views])
         self._detector_rules = tuple(r for r in self._rules if r.detector != "regex")
