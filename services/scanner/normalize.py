@@ -328,6 +328,10 @@ def cased_window(text: str) -> tuple[str, list[int]]:
     return "".join(parts), offsets
 
 
+_CASED_KEYS = frozenset(chr(code) for code in (*INVISIBLE, *UNTAGGED))
+"""The characters `fast_cased` drops or turns into ASCII."""
+
+
 def fast_cased(text: str) -> str:
     """`cased_window` of the whole text without spans (for inputs too odd to window). A
     `str.translate` table would be several times slower on long non-ASCII text; as in
@@ -338,9 +342,6 @@ def fast_cased(text: str) -> str:
     for char in sorted(set(text) & _CASED_KEYS):
         text = text.replace(char, UNTAGGED.get(ord(char)) or "")
     return text
-
-
-_CASED_KEYS = frozenset(chr(code) for code in (*INVISIBLE, *UNTAGGED))
 
 
 def fast_fold(text: str) -> str:
