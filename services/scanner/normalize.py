@@ -42,7 +42,7 @@ from types import EllipsisType
 
 import re2
 
-from mithril.services.invisible import INVISIBLE, TAG_OFFSET, TAGS, UNTAGGED, re2_class
+from mithril.services.invisible import INVISIBLE, TAGS, UNTAGGED, re2_class
 
 WINDOW = 400
 """Characters of context normalised on each side of a trigger position."""
@@ -143,12 +143,8 @@ def fold_char(char: str) -> str:
             return " "
         lower = char.lower()
         return "i" if lower == "l" else lower
-    if code in _INVISIBLE_SET:
-        return ""
-    if code in TAGS:
-        return fold_char(chr(code - TAG_OFFSET))
     out = []
-    for piece in unicodedata.normalize("NFKC", char):
+    for piece in cased_char(char):  # steps 1-2, case kept
         piece = piece.lower()
         piece = _LOOKALIKES.get(piece, piece)
         out.append("".join(fold_char(c) if ord(c) < 128 else c for c in piece))
@@ -167,7 +163,7 @@ def cased_char(char: str) -> str:
     if code in _INVISIBLE_SET:
         return ""
     if code in TAGS:
-        return chr(code - TAG_OFFSET)
+        return UNTAGGED[code]
     return unicodedata.normalize("NFKC", char)
 
 
@@ -328,20 +324,14 @@ def cased_window(text: str) -> tuple[str, list[int]]:
     return "".join(parts), offsets
 
 
-_CASED_KEYS = frozenset(chr(code) for code in (*INVISIBLE, *UNTAGGED))
-"""The characters `fast_cased` drops or turns into ASCII."""
+_CASED_TABLE: dict[int, str | None] = {cp: None for cp in INVISIBLE} | UNTAGGED
+"""What `fast_cased` drops (invisible characters) or turns into ASCII (tag characters)."""
+_CASED_KEYS = frozenset(chr(code) for code in _CASED_TABLE)
 
 
 def fast_cased(text: str) -> str:
-    """`cased_window` of the whole text without spans (for inputs too odd to window). A
-    `str.translate` table would be several times slower on long non-ASCII text; as in
-    `fast_fold`, one `str.replace` per distinct hidden character present."""
-    text = unicodedata.normalize("NFKC", text)
-    if text.isascii():
-        return text
-    for char in sorted(set(text) & _CASED_KEYS):
-        text = text.replace(char, UNTAGGED.get(ord(char)) or "")
-    return text
+    """`cased_window` of the whole text without spans (for inputs too odd to window)."""
+    return _replaced(unicodedata.normalize("NFKC", text), _CASED_TABLE, _CASED_KEYS)
 
 
 def fast_fold(text: str) -> str:
@@ -349,12 +339,17 @@ def fast_fold(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     text = text.lower().replace("_", " ").replace("l", "i")
+    return _replaced(text, _FAST_TABLE, _FAST_KEYS)
+
+
+def _replaced(text: str, table: dict[int, str | None], keys: frozenset[str]) -> str:
+    """`text.translate(table)` for the non-ASCII `keys`, whose replacements are ASCII or
+    nothing: several times faster on long non-ASCII text as one `str.replace` per distinct
+    key present."""
     if text.isascii():
         return text
-    # Same result as `str.translate(_FAST_TABLE)`, several times faster on long non-ASCII text:
-    # one `str.replace` per distinct non-ASCII key present (their replacements are ASCII).
-    for char in sorted(set(text) & _FAST_KEYS):
-        text = text.replace(char, _FAST_TABLE[ord(char)] or "")
+    for char in sorted(set(text) & keys):
+        text = text.replace(char, table[ord(char)] or "")
     return text
 
 
