@@ -262,16 +262,19 @@ def e5_tokenize(packed: PackedE5) -> Tokenize:
     return tokenize
 
 
-def fitted_factors(every: list[Sample], out: Path, calibrate_only: bool) -> dict[str, np.ndarray]:
+def fitted_factors(
+    every: list[Sample], out: Path, calibrate_only: bool
+) -> tuple[dict[str, np.ndarray], str]:
     """The low-rank factors e5 is fine-tuned with, fitted (with a linear head, dropped
     after: see the module docstring) on the FIT rows of `every`, or read back from the
-    head in `out` (`--calibrate-only`)."""
+    head in `out` (`--calibrate-only`); and the numerics they were fitted with."""
     if calibrate_only:
-        return MultilingualHead.from_file(out / FILE).factors
+        kept = MultilingualHead.from_file(out / FILE)
+        return kept.factors, str(kept.meta.get("numerics", "not recorded"))
     pieces = [(s.view, s.label, s.source) for s in every if s.part == FIT]
     print(f"fitting on {len(pieces)} pieces:", dict(Counter((s, y) for _, y, s in pieces)))
     arrays = fit(pieces, base=e5_base, epochs=EPOCHS)
-    return {key: value for key, value in arrays.items() if ".lora_" in key}
+    return {key: value for key, value in arrays.items() if ".lora_" in key}, numerics.DESCRIPTION
 
 
 def fit_head(
@@ -318,13 +321,7 @@ def main() -> None:
     english: list[Sample] = [s for s in loaded if s.source in PROMPT_SOURCES]
     every = english + translated_samples() + document_samples(loaded, gate, FIT)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
-    factors = fitted_factors(every, args.out, args.calibrate_only)
-    # How the factors were fitted: this run's numerics, or those of the run that fitted them.
-    fitted_with = (
-        MultilingualHead.from_file(args.out / FILE).meta.get("numerics", "not recorded")
-        if args.calibrate_only
-        else numerics.DESCRIPTION
-    )
+    factors, fitted_with = fitted_factors(every, args.out, args.calibrate_only)
     with tempfile.TemporaryDirectory() as scratch:
         provisional = Path(scratch, FILE)
         # Only the factors are read to derive the network; the head comes after.
