@@ -151,12 +151,13 @@ def fit(
     log_every: int = 50,
     base: Callable[[], tuple[Any, Tokenize]] = minilm_base,
     epochs: int = EPOCHS,
+    seed: int = SEED,
 ) -> dict[str, np.ndarray]:
-    """Fit the adapter and the head on `base` (built once seeded), with the CPU numerics
-    pinned (`numerics`); their arrays, as `network.adapted` and `attack_encoder.read_head`
-    read them."""
+    """Fit the adapter and the head on `base` (built once seeded with `seed`, which also
+    orders the batches), with the CPU numerics pinned (`numerics`); their arrays, as
+    `network.adapted` and `attack_encoder.read_head` read them."""
     with numerics.pinned():
-        return _fitted(pieces, log_every, base, epochs)
+        return _fitted(pieces, log_every, base, epochs, seed)
 
 
 def _fitted(
@@ -164,20 +165,21 @@ def _fitted(
     log_every: int,
     base: Callable[[], tuple[Any, Tokenize]],
     epochs: int,
+    seed: int,
 ) -> dict[str, np.ndarray]:
     import torch
     from peft import LoraConfig, get_peft_model
 
-    random.seed(SEED)
-    np.random.seed(SEED)
-    torch.manual_seed(SEED)
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
     model, tokenize = base()
     config = LoraConfig(r=RANK, lora_alpha=ALPHA, lora_dropout=DROPOUT, target_modules=TARGETS)
     model = get_peft_model(model, config)
     head = torch.nn.Linear(model.config.hidden_size, 1)
     trainable = [p for p in model.parameters() if p.requires_grad] + list(head.parameters())
     weights = piece_weights(pieces)
-    order = random.Random(SEED)
+    order = random.Random(seed)
     steps = math.ceil(len(pieces) / BATCH) * epochs
     optimiser = torch.optim.AdamW(trainable, lr=LEARNING_RATE, weight_decay=0.01)
     schedule = torch.optim.lr_scheduler.LambdaLR(

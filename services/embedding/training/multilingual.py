@@ -72,7 +72,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -125,6 +125,8 @@ if TYPE_CHECKING:
     from mithril.services.scanner import Scanner
 
 EPOCHS = 2
+ADAPTER_SEED = SEED
+"""The seed the shipped adapter was fitted with (`--seed`)."""
 HEAD_C = 100.0
 VERSION = "e5-lora16-2026.12.4"
 FILE = "multilingual.npz"
@@ -262,19 +264,30 @@ def e5_tokenize(packed: PackedE5) -> Tokenize:
     return tokenize
 
 
-def fitted_factors(
-    every: list[Sample], out: Path, calibrate_only: bool
-) -> tuple[dict[str, np.ndarray], str]:
-    """The low-rank factors e5 is fine-tuned with, fitted (with a linear head, dropped
-    after: see the module docstring) on the FIT rows of `every`, or read back from the
-    head in `out` (`--calibrate-only`); and the numerics they were fitted with."""
+class Factors(NamedTuple):
+    """The low-rank factors e5 is fine-tuned with, and how they were fitted."""
+
+    arrays: dict[str, np.ndarray]
+    seed: int
+    numerics: str
+
+
+def fitted_factors(every: list[Sample], out: Path, calibrate_only: bool, seed: int) -> Factors:
+    """The factors fitted with `seed` (with a linear head, dropped after: see the module
+    docstring) on the FIT rows of `every`, or read back from the head in `out`
+    (`--calibrate-only`)."""
     if calibrate_only:
         kept = MultilingualHead.from_file(out / FILE)
-        return kept.factors, str(kept.meta.get("numerics", "not recorded"))
+        return Factors(
+            kept.factors,
+            int(kept.meta.get("seed", SEED)),
+            str(kept.meta.get("numerics", "not recorded")),
+        )
     pieces = [(s.view, s.label, s.source) for s in every if s.part == FIT]
     print(f"fitting on {len(pieces)} pieces:", dict(Counter((s, y) for _, y, s in pieces)))
-    arrays = fit(pieces, base=e5_base, epochs=EPOCHS)
-    return {key: value for key, value in arrays.items() if ".lora_" in key}, numerics.DESCRIPTION
+    arrays = fit(pieces, base=e5_base, epochs=EPOCHS, seed=seed)
+    lora = {key: value for key, value in arrays.items() if ".lora_" in key}
+    return Factors(lora, seed, numerics.DESCRIPTION)
 
 
 def fit_head(
@@ -306,7 +319,13 @@ def main() -> None:
         "--calibrate-only",
         action="store_true",
         help="keep the fine-tuned factors of the head in --out; fit the logistic head and"
-        " choose its operating points again (minutes instead of about 35)",
+        " choose its operating points again (minutes instead of about 70)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=ADAPTER_SEED,
+        help=f"seed of the adapter's fit (default {ADAPTER_SEED}, the shipped factors' seed)",
     )
     args = parse_training_args(parser)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -321,7 +340,8 @@ def main() -> None:
     english: list[Sample] = [s for s in loaded if s.source in PROMPT_SOURCES]
     every = english + translated_samples() + document_samples(loaded, gate, FIT)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
-    factors, fitted_with = fitted_factors(every, args.out, args.calibrate_only)
+    adapter = fitted_factors(every, args.out, args.calibrate_only, args.seed)
+    factors = adapter.arrays
     with tempfile.TemporaryDirectory() as scratch:
         provisional = Path(scratch, FILE)
         # Only the factors are read to derive the network; the head comes after.
@@ -399,8 +419,8 @@ def main() -> None:
             "weights": "per-source 1/sqrt(rows), then each class to half",
         },
         "script": "services/embedding/training/multilingual.py",
-        "seed": SEED,
-        "numerics": fitted_with,
+        "seed": adapter.seed,
+        "numerics": adapter.numerics,
         "rows": dict(Counter(f"{s.source}:{s.part}" for s in every)),
         "windows": f"at most {max_windows} of {WINDOW_TOKENS} e5 tokens (start, end)",
         "threshold": f"translated VALIDATION rows (benchmark/data/translated_prompts.jsonl, part"
