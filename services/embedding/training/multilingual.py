@@ -327,10 +327,14 @@ def main() -> None:
     parser.add_argument(
         "--seed",
         type=int,
-        default=ADAPTER_SEED,
-        help=f"seed of the adapter's fit (default {ADAPTER_SEED}, the shipped factors' seed)",
+        help=f"seed of the adapter's fit (default {ADAPTER_SEED}, the shipped factors' seed);"
+        " not with --calibrate-only, which keeps the factors and the seed they were fitted with",
     )
     args = parse_training_args(parser)
+    if args.calibrate_only and args.seed is not None:
+        parser.error(
+            "--seed chooses a fit: --calibrate-only keeps the fitted factors and their seed"
+        )
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     numerics.pin()
 
@@ -343,7 +347,9 @@ def main() -> None:
     english: list[Sample] = [s for s in loaded if s.source in PROMPT_SOURCES]
     every = english + translated_samples() + document_samples(loaded, gate, FIT)
     print(f"{len(every)} rows:", dict(Counter((s.source, s.part) for s in every)))
-    adapter = fitted_factors(every, args.out, args.calibrate_only, args.seed)
+    adapter = fitted_factors(
+        every, args.out, args.calibrate_only, ADAPTER_SEED if args.seed is None else args.seed
+    )
     factors = adapter.arrays
     with tempfile.TemporaryDirectory() as scratch:
         provisional = Path(scratch, FILE)

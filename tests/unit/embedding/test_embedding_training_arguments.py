@@ -42,3 +42,19 @@ def test_given_folders_are_kept_and_options_a_script_does_not_take_are_refused(
         _parse(monkeypatch, "--out", str(tmp_path), out=False)
     assert "unrecognized arguments" in capsys.readouterr().err
     assert training_parser("Fit a part.\n\nMore.").description == "Fit a part."
+
+
+def test_a_seed_is_refused_where_the_factors_are_kept(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`multilingual.py --calibrate-only` keeps the fitted factors and the seed in their meta:
+    a `--seed` beside it would be silently ignored, so it is refused before any work."""
+    from mithril.services.embedding.training import multilingual
+
+    argv = ["multilingual", "--calibrate-only", "--seed", "3", "--out", str(tmp_path)]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as refused:
+        multilingual.main()
+    assert refused.value.code == 2
+    assert "--calibrate-only keeps the fitted factors" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
