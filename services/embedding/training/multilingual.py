@@ -391,7 +391,7 @@ def main() -> None:
     )
     calibration = Calibration(calibration.threshold, calibration.slope * factor)
     probability = calibration.probability(raw)
-    opinion, opinion_tables = _english_opinion(
+    opinion, opinion_tables, held = _english_opinion(
         loaded, unfitted, encoder, max_windows, calibration.slope, scanner, args.cache
     )
 
@@ -454,7 +454,7 @@ def main() -> None:
     (args.out / "multilingual.meta.json").write_text(
         json.dumps(meta | {"calibration": calibration.to_dict()}, indent=2) + "\n", "utf-8"
     )
-    report = _report(table, by_language, opinion_tables)
+    report = _report(table, by_language, opinion_tables, opinion, held)
     (args.out / "multilingual_report.md").write_text(report, "utf-8")
     print(report)
 
@@ -467,9 +467,10 @@ def _english_opinion(
     slope: float,
     scanner: Scanner,
     cache: Path,
-) -> tuple[EnglishOpinion, dict[str, dict[str, dict[str, Any]]]]:
+) -> tuple[EnglishOpinion, dict[str, dict[str, dict[str, Any]]], dict[str, tuple[int, int]]]:
     """The head's operating point as a second opinion on English
-    (`training/second_opinion.py`), chosen on VALIDATION, and its effect on both parts."""
+    (`training/second_opinion.py`), chosen on VALIDATION; its effect on both parts, and the
+    benign sources that held it where it is."""
     rows = [
         s
         for s in loaded
@@ -497,7 +498,7 @@ def _english_opinion(
         label: second_opinion.table(opinion, read_rows[mask])
         for label, mask in (("held-out (never used to choose)", ~val), ("validation", val))
     }
-    return opinion, tables
+    return opinion, tables, second_opinion.bound_by(opinion, read_rows[val])
 
 
 def _pct(value: float | None) -> str:
@@ -508,6 +509,8 @@ def _report(
     table: dict[str, dict[str, dict[str, Any]]],
     by_language: dict[str, dict[str, Any]],
     opinion_tables: dict[str, dict[str, dict[str, Any]]],
+    opinion: EnglishOpinion,
+    held: dict[str, tuple[int, int]],
 ) -> str:
     lines = [
         "# Multilingual head: training report",
@@ -541,7 +544,7 @@ def _report(
             f"| {language} | {result['attacks']} | {result['benign']} | {_pct(result['tpr'])}"
             f" | {_pct(result['fpr'])} | {result['gated']} |"
         )
-    lines += ["", *second_opinion.report_lines(opinion_tables, _pct)]
+    lines += ["", *second_opinion.report_lines(opinion_tables, _pct, opinion, held)]
     return "\n".join(lines) + "\n"
 
 

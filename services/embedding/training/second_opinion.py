@@ -115,6 +115,26 @@ def choose(rows: Rows, slope: float) -> EnglishOpinion:
     raise AssertionError("an infinite threshold adds nothing")  # pragma: no cover
 
 
+def bound_by(opinion: EnglishOpinion, rows: Rows) -> dict[str, tuple[int, int]]:
+    """What held the threshold where `choose` put it: each benign source that a threshold
+    just under it would take over its EXTRA_FPR share, with (rows it would add, rows its
+    share allows). With under 200 rows a source allows none, so one of its rows decides."""
+    asked_benign = rows.unsure() & (rows.labels == 0)
+    below = rows.head_raw[asked_benign & (rows.head_raw < opinion.calibration.threshold)]
+    if below.size == 0:
+        return {}
+    lower = EnglishOpinion(Calibration(float(below.max()), opinion.calibration.slope), DOUBT_FROM)
+    benign = rows.labels == 0
+    added = flagged(lower, rows) & ~rows.flagged_without() & benign
+    held: dict[str, tuple[int, int]] = {}
+    for source in sorted(set(rows.sources[benign].tolist())):
+        mask = rows.sources == source
+        allowed = int(np.floor(EXTRA_FPR * np.sum(benign & mask)))
+        if (count := int(np.sum(added & mask))) > allowed:
+            held[source] = (count, allowed)
+    return held
+
+
 def table(opinion: EnglishOpinion, rows: Rows) -> dict[str, dict[str, Any]]:
     """Per source: rules + English classifier, and with the second opinion."""
     base, second, asked = rows.flagged_without(), flagged(opinion, rows), rows.unsure()
@@ -130,7 +150,10 @@ def table(opinion: EnglishOpinion, rows: Rows) -> dict[str, dict[str, Any]]:
 
 
 def report_lines(
-    tables: dict[str, dict[str, dict[str, Any]]], percent: Callable[[float | None], str]
+    tables: dict[str, dict[str, dict[str, Any]]],
+    percent: Callable[[float | None], str],
+    opinion: EnglishOpinion,
+    held: dict[str, tuple[int, int]],
 ) -> list[str]:
     lines = [
         "## Second opinion on English",
@@ -138,6 +161,17 @@ def report_lines(
         "Rules + the English classifier (no similarity: its corpus holds the VALIDATION",
         "attacks), without and with the head asked about the short texts the classifier is",
         "unsure of (`training/second_opinion.py`); `asked` = share of the rows it reads.",
+        "",
+        f"Threshold {opinion.calibration.threshold:.3f} (the head's logit), held there by "
+        + (
+            "; ".join(
+                f"{source} (a threshold just under it adds {count} of its benign VALIDATION"
+                f" rows, its {EXTRA_FPR:.1%} share allows {allowed})"
+                for source, (count, allowed) in held.items()
+            )
+            or "no benign row (the lowest candidate)"
+        )
+        + ".",
         "",
     ]
     for part, rows in tables.items():

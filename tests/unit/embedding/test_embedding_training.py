@@ -153,8 +153,10 @@ def test_the_second_opinion_threshold_adds_at_most_its_share_of_false_positives(
     from mithril.services.embedding.training.second_opinion import (
         EXTRA_FPR,
         Rows,
+        bound_by,
         choose,
         flagged,
+        report_lines,
     )
 
     # Source "a": 400 benign rows, 10 of them unsure with rising head logits; source "b":
@@ -173,4 +175,15 @@ def test_the_second_opinion_threshold_adds_at_most_its_share_of_false_positives(
     # The lowest such threshold: just above b's 2.5 and a's third highest (3.5).
     assert opinion.calibration.threshold == pytest.approx(3.5, abs=1e-6)
     assert flagged(opinion, rows)[500:].sum() == 3
+    # What held it there: a's row at 3.5 would be the third added where two are allowed.
+    assert bound_by(opinion, rows) == {"a": (3, 2)}
+    # Without source a's four highest rows (it still allows one), b's row holds it alone.
+    without_a = np.ones(510, dtype=bool)
+    without_a[396:400] = False
+    held_by_b = choose(rows[without_a], slope=50.0)
+    assert held_by_b.calibration.threshold == pytest.approx(2.5, abs=1e-6)
+    assert bound_by(held_by_b, rows[without_a]) == {"b": (1, 0)}
+    said = "\n".join(report_lines({}, str, held_by_b, {"b": (1, 0)}))
+    assert "Threshold 2.500 (the head's logit), held there by b (a threshold just under" in said
+    assert "adds 1 of its benign VALIDATION rows, its 0.5% share allows 0)." in said
     assert flagged(opinion, rows[labels == 1]).sum() == 3  # rows select like arrays
