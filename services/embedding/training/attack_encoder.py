@@ -24,11 +24,12 @@ Rows are `train.samples`' (the same FIT / VALIDATION / HELD_OUT cut as the class
   for the other parts (`shipped_sharpening`). HELD_OUT rows are only scored, for the
   report. `--calibrate-only` keeps the fitted adapter and does only this step again.
 
-Needs the dev extras (torch via sentence-transformers, transformers, peft). About 35
-minutes on two idle cores (1,833 steps of fitting), 2 with `--calibrate-only`; since the
-CPU numerics are pinned (`numerics`: the same factors on any x86-64 host), fitting takes
-about 1.7 times as long. The shipped adapter was fitted before that (twelfth and
-thirteenth sessions), so a run on another host may give other factors. Three epochs,
+Needs the dev extras (torch via sentence-transformers, transformers, peft). 1,833 steps
+of fitting: about 35 minutes on two idle cores unpinned (twelfth session); since the CPU
+numerics are pinned (`numerics`: the same factors on any x86-64 host), 4.5-4.8 s a step,
+about 2.3 hours (forty-first session's host); 2 minutes with `--calibrate-only`. The
+shipped adapter was fitted before the pin (twelfth and thirteenth sessions), so a run on
+another host may give other factors. Three epochs,
 not two: on VALIDATION the encoder alone then caught s-labs 91.8 against 82.5 % and BIPIA
 94.3 against 90.2 % of the attacks at its 1 % bound (before documentation and personal
 data joined the rows). The shipped adapter is fitted on the docstrings and presidio's
