@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from mithril.benchmark.embedding import EmbeddingBenchmark, EngineResult, format_markdown
+from mithril.benchmark import embedding
+from mithril.benchmark.embedding import (
+    EmbeddingBenchmark,
+    EngineResult,
+    batch1_sample,
+    format_markdown,
+)
 
 
 def test_the_report_shows_both_models_on_other_languages() -> None:
@@ -50,3 +56,21 @@ def test_the_report_shows_what_the_tiers_cost_with_and_without(
     assert f"| {label} | 3.00 ms | 1.50 ms | 25.0 ms |" in markdown
     assert "| without | 2.50 ms | 1.40 ms | 9.0 ms |" in markdown
     assert "Mean with / without: 1.20." in markdown
+
+
+def test_batch1_latency_is_timed_on_every_source_of_the_sample() -> None:
+    """The sample lists its sources one after another (short injection prompts first, long
+    jailbreaks after): batch-1 texts are taken through all of it, not from its start."""
+    sources = ("s-labs", "neuralchemy", "jbb", "vicuna")
+    sample = [f"{source}:{i}" for source in sources for i in range(100)]
+    timed = batch1_sample(sample, 200)
+    assert len(timed) == 200
+    assert [sum(t.startswith(f"{source}:") for t in timed) for source in sources] == [50] * 4
+    assert batch1_sample(sample[:150], 200) == sample[:150]
+    one_per_call: list[str] = []
+    embedding._time(
+        lambda texts: one_per_call.extend(texts) if len(texts) == 1 else None, sample, 64
+    )
+    assert set(one_per_call[5:]) == set(timed)  # after the warm-up, what batch-1 timed
+    said = format_markdown(EmbeddingBenchmark(400, 57.6, 64, 0))
+    assert "200 of them taken evenly through the sample" in said
