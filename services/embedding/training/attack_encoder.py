@@ -29,12 +29,12 @@ of fitting: about 35 minutes on two idle cores unpinned (twelfth session); since
 numerics are pinned (`numerics`: the same factors on any x86-64 host), 4.5-4.8 s a step,
 about 2.3 hours (forty-first session's host); 2 minutes with `--calibrate-only`. The
 shipped adapter was fitted before the pin (twelfth and thirteenth sessions), so a run on
-another host may give other factors. Three epochs,
-not two: on VALIDATION the encoder alone then caught s-labs 91.8 against 82.5 % and BIPIA
-94.3 against 90.2 % of the attacks at its 1 % bound (before documentation and personal
-data joined the rows). The shipped adapter is fitted on the docstrings and presidio's
-sentences too: the adapter before it, its threshold only chosen again with them
-(`--calibrate-only`), caught 29 % of VALIDATION s-labs alone; refitted, 80.0 %.
+another host may give other factors. Three epochs, not two: on VALIDATION the encoder
+alone then caught s-labs 91.8 against 82.5 % and BIPIA 94.3 against 90.2 % of the attacks
+at its 1 % bound (before documentation and personal data joined the rows). The shipped
+adapter is fitted on the docstrings and presidio's sentences too: the adapter before it,
+its threshold only chosen again with them (`--calibrate-only`), caught 29 % of VALIDATION
+s-labs alone; refitted, 80.0 %.
 """
 
 from __future__ import annotations
