@@ -36,11 +36,10 @@ reproducibly.
   over the frozen encoder caught 211 at its operating point, over the fine-tuned one 226
   (the twentieth session's factors; at two false positives of the 240 benign rows,
   87.9 % and 94.2 %), over the shipped pinned draw (seed 2, below) 231 at three false
-  positives. Held-out the gain is smaller
-  (benchmark/README.md: these VALIDATION rows come from the split the FIT rows were
-  carved from, whose near-duplicates the encoder was fitted on). More translations would
-  not have done it: the frozen head's learning curve over them was flat from half of them
-  on (nineteenth session).
+  positives. Held-out the gain is smaller (benchmark/README.md: these VALIDATION rows come
+  from the split the FIT rows were carved from, whose near-duplicates the encoder was
+  fitted on). More translations would not have done it: the frozen head's learning curve
+  over them was flat from half of them on (nineteenth session).
 - The CPU numerics are pinned (`numerics`), so the seed gives the same factors on any
   x86-64 host: about 70 minutes on two cores (938 steps, 58 minutes of fitting on the
   thirty-ninth session's host); `--calibrate-only` keeps the factors and does the rest
@@ -48,14 +47,13 @@ reproducibly.
   (ADAPTER_SEED, the default): chosen by a rule written before the run over the pinned
   draw of seed 1234 (219 of the 240 attacks; benchmark/README.md, "A second pinned draw").
 - The head: the head fitted with the adapter is dropped (the twentieth session's figures
-  follow). Its logits saturate (attack
-  vectors end up within a cosine of 0.997 of its direction, so it tops out at 2.57), and
-  the English second opinion's operating point then sat 0.007 below that ceiling, its
-  probabilities a hair over 0.5. A logistic regression over the fine-tuned vectors of the
-  FIT rows (C = HEAD_C, per-source 1/sqrt(rows) and class-balanced weights, as the
-  English classifier's) separates as well (ROC AUC 0.993 on the translated VALIDATION
-  rows; 94.2 % at two false positives of 240 for any C from 0.01 to 100) with logits of
-  -4.5 to 4.3.
+  follow). Its logits saturate (attack vectors end up within a cosine of 0.997 of its
+  direction, so it tops out at 2.57), and the English second opinion's operating point
+  then sat 0.007 below that ceiling, its probabilities a hair over 0.5. A logistic
+  regression over the fine-tuned vectors of the FIT rows (C = HEAD_C, per-source
+  1/sqrt(rows) and class-balanced weights, as the English classifier's) separates as well
+  (ROC AUC 0.993 on the translated VALIDATION rows; 94.2 % at two false positives of 240
+  for any C from 0.01 to 100) with logits of -4.5 to 4.3.
 - The head is also a second opinion on short English texts the English classifier is
   unsure of, at an operating point of its own (`training/second_opinion.py`).
 - Texts are read as at run time: `as_read`, then at most `multilingual_windows` windows

@@ -93,46 +93,41 @@ def flagged(opinion: EnglishOpinion, rows: Rows) -> np.ndarray:
     return with_rules(rows.rules, learned) >= 0.5
 
 
+def over_share(opinion: EnglishOpinion, rows: Rows) -> dict[str, tuple[int, int]]:
+    """Each benign source whose rows `opinion` adds to the false positives of rules and the
+    English classifier beyond its EXTRA_FPR share: (rows added, rows its share allows). With
+    under 200 rows a source allows none, so one of its rows decides."""
+    benign = rows.labels == 0
+    added = flagged(opinion, rows) & ~rows.flagged_without() & benign
+    over: dict[str, tuple[int, int]] = {}
+    for source in sorted(set(rows.sources[benign].tolist())):
+        mask = rows.sources == source
+        allowed = int(np.floor(EXTRA_FPR * np.sum(benign & mask)))
+        if (count := int(np.sum(added & mask))) > allowed:
+            over[source] = (count, allowed)
+    return over
+
+
 def choose(rows: Rows, slope: float) -> EnglishOpinion:
     """The lowest threshold at which the second opinion adds at most EXTRA_FPR of each
     benign source's rows to the false positives of rules and the English classifier."""
-    benign = rows.labels == 0
-    base = rows.flagged_without()
-    allowed = {
-        source: int(np.floor(EXTRA_FPR * np.sum(benign & (rows.sources == source))))
-        for source in set(rows.sources[benign].tolist())
-    }
-
-    def within(opinion: EnglishOpinion) -> bool:
-        added = flagged(opinion, rows) & ~base & benign
-        return all(np.sum(added & (rows.sources == s)) <= n for s, n in allowed.items())
-
-    candidates = np.unique(rows.head_raw[rows.unsure() & benign])
+    candidates = np.unique(rows.head_raw[rows.unsure() & (rows.labels == 0)])
     for value in [*candidates.tolist(), np.inf]:
         opinion = EnglishOpinion(Calibration(float(np.nextafter(value, np.inf)), slope), DOUBT_FROM)
-        if within(opinion):
+        if not over_share(opinion, rows):
             return opinion
     raise AssertionError("an infinite threshold adds nothing")  # pragma: no cover
 
 
 def bound_by(opinion: EnglishOpinion, rows: Rows) -> dict[str, tuple[int, int]]:
-    """What held the threshold where `choose` put it: each benign source that a threshold
-    just under it would take over its EXTRA_FPR share, with (rows it would add, rows its
-    share allows). With under 200 rows a source allows none, so one of its rows decides."""
+    """What held the threshold where `choose` put it: the sources a threshold just under
+    it (at the highest asked benign row below it) would take over their share."""
     asked_benign = rows.unsure() & (rows.labels == 0)
     below = rows.head_raw[asked_benign & (rows.head_raw < opinion.calibration.threshold)]
     if below.size == 0:
         return {}
-    lower = EnglishOpinion(Calibration(float(below.max()), opinion.calibration.slope), DOUBT_FROM)
-    benign = rows.labels == 0
-    added = flagged(lower, rows) & ~rows.flagged_without() & benign
-    held: dict[str, tuple[int, int]] = {}
-    for source in sorted(set(rows.sources[benign].tolist())):
-        mask = rows.sources == source
-        allowed = int(np.floor(EXTRA_FPR * np.sum(benign & mask)))
-        if (count := int(np.sum(added & mask))) > allowed:
-            held[source] = (count, allowed)
-    return held
+    slope = opinion.calibration.slope
+    return over_share(EnglishOpinion(Calibration(float(below.max()), slope), DOUBT_FROM), rows)
 
 
 def table(opinion: EnglishOpinion, rows: Rows) -> dict[str, dict[str, Any]]:
