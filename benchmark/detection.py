@@ -16,6 +16,9 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/package-docs (with `documentation=True` too): the installed distributions' READMEs
   cut into chunks as a RAG pipeline cuts them (`package_docs.py`), benign, held out by
   distribution (every chunk of one README on one side), scanned as `Origin.RETRIEVAL`.
+- benign/package-docstrings (with `documentation=True` too): the same distributions'
+  docstrings, an API reference (`package_docstrings.py`), benign, held out with their
+  distribution's README; no training script reads them. Scanned as `Origin.RETRIEVAL`.
 - benign/debian-docs (with `documentation=True` too): the READMEs of the Debian packages
   under /usr/share/doc, cut the same way (`debian_docs.py`), benign, every row HELD_OUT:
   documentation nothing was ever chosen on. Scanned as `Origin.RETRIEVAL`.
@@ -70,6 +73,7 @@ from mithril.benchmark import (
     follow_ups,
     man_pages,
     package_docs,
+    package_docstrings,
     python_docs,
     toolchain_docs,
 )
@@ -624,7 +628,8 @@ def load_sources(
 ) -> dict[str, list[Row]]:
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
     `documentation` the standard library's docstrings (`python_docs.SOURCE`), the
-    installed distributions' READMEs (`package_docs.SOURCE`) and, where the machine has
+    installed distributions' READMEs (`package_docs.SOURCE`) and docstrings
+    (`package_docstrings.SOURCE`, held out with their README) and, where the machine has
     them, the Debian packages' READMEs (`debian_docs.SOURCE`, all held out), npm's manual
     and READMEs (`toolchain_docs.NPM_SOURCE`), the Rust toolchain's books
     (`toolchain_docs.RUST_SOURCE`) and, unless `manual` is False, the manual pages
@@ -662,6 +667,10 @@ def load_sources(
     if documentation:
         sources[python_docs.SOURCE] = _python_docs()
         sources[package_docs.SOURCE] = _package_docs()
+        # Held out with the same key as the READMEs: a distribution's are on one side.
+        sources[package_docstrings.SOURCE] = _chunk_rows(
+            package_docstrings.documents(), "package-docs"
+        )
         if debian := _debian_docs():
             sources[debian_docs.SOURCE] = debian
         for name, chunks in (
@@ -808,6 +817,12 @@ def run_detection(
         f" chunks of at most {package_docs.MAX_CHARS} characters (at least"
         f" {package_docs.MIN_CHARS}, the first {package_docs.MAX_CHUNKS} of each), benign,"
         " scanned as Origin.RETRIEVAL; held out by distribution (sha256 of its name).",
+        f"{package_docstrings.SOURCE} (when measured): the docstrings of the same"
+        f" distributions (at least {python_docs.MIN_CHARS} characters, the first"
+        f" {python_docs.MAX_CHARS}; at most {package_docstrings.MAX_PER_DISTRIBUTION} of each,"
+        f" evenly through at most {package_docstrings.MAX_FILES} of its files, tests left"
+        " out), benign, scanned as Origin.RETRIEVAL; held out with their distribution's"
+        " README; no training script reads them.",
         f"{debian_docs.SOURCE} (when measured): the READMEs of the Debian packages under"
         f" {debian_docs.DOC_ROOT} (README, README.md, README.Debian, ..., gzipped or not; each"
         " under its package's licence, read in place), cut as the distributions' READMEs are;"
