@@ -63,7 +63,10 @@ def file_docstrings(path: Path) -> Iterator[tuple[str, str]]:
             yield type(node).__name__.removesuffix("Def").lower(), text[:MAX_CHARS]
 
 
-def _documented(tree: ast.Module) -> Iterator[ast.AST]:
+Documented = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _documented(tree: ast.Module) -> Iterator[Documented]:
     """The module, class and function nodes in the order `ast.walk` meets them, walking
     statements only: a definition is always one, so the expressions, most of a tree, can
     be skipped (a third party's files took 22 of 38 s to walk whole)."""

@@ -34,14 +34,14 @@ def in_option_description(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] lies within one option's entry: the line that names the
     option, and the lines below it indented deeper than it (blank lines between them
     included)."""
-    start, end = _core(text, start, end)
+    start, end = core_span(text, start, end)
     if start >= end:
         return False
     first = _entry_of(text, start)
     return first is not None and first == _entry_of(text, end - 1)
 
 
-def _core(text: str, start: int, end: int) -> tuple[int, int]:
+def core_span(text: str, start: int, end: int) -> tuple[int, int]:
     """The span without the whitespace around it, nor a lone first character of the line it
     ends on: RE2 has no look-ahead, so a rule that reads how the next line starts ("blank,
     or not in lower case") takes that character into its match."""

@@ -26,7 +26,9 @@ model is already out of place. Everything else applies to every origin. In tool 
 retrieval content, a match within a command-line option's entry, as manuals and --help print
 them ("-d, --debug" and "Turn on debug mode" under it), is documentation: the rule is searched
 again with the entries blanked out (`options.py`), and failing another match its finding
-counts at OPTION_ENTRY_CONFIDENCE, evidence only.
+counts at DOCUMENTATION_CONFIDENCE, evidence only. So does a standalone request's match on
+the opening line of a text marked up as a docstring, whose summary line is a command by
+convention ("Generate a swiss roll dataset."; `docstrings.py`).
 
 Extra triggers. A caller may add named RE2 patterns of its own (`extra_triggers`) to the raw
 engine's first-stage set: `ScanResult.extra` names those that occurred. The gateway's in-process
@@ -44,7 +46,7 @@ from pathlib import Path
 
 from mithril.domain import Finding, Origin, combine_confidences
 
-from . import decode, normalize
+from . import decode, docstrings, normalize
 from .detectors import DETECTOR_TRIGGERS, DETECTORS, DecodedSegment, RegexHit, ScanContext
 from .engine import Engine
 from .options import in_option_description, without_option_entries
@@ -57,24 +59,27 @@ _NORMALIZE_TRIGGERS = frozenset(normalize.TRIGGERS)
 _DECODE_TRIGGERS = frozenset(decode.TRIGGERS)
 
 
-OPTION_ENTRY_CONFIDENCE = 0.25
-"""A rule's confidence at most, for a match within a command-line option's entry: no verdict
-alone, nor with another rule's such match, but evidence that adds up with the learned tiers'
-under the noisy-OR. An instruction dressed as an option's description is then still caught
-where the classifier leans to it (0.34 and up), while a manual's entries, which it reads as
-documentation, pass."""
+DOCUMENTATION_CONFIDENCE = 0.25
+"""A rule's confidence at most, for a match within a command-line option's entry or on a
+docstring's summary line: no verdict alone, nor with another rule's such match, but
+evidence that adds up with the learned tiers' under the noisy-OR. An instruction dressed as
+an option's description is then still caught where the classifier leans to it (0.34 and
+up), while a manual's entries, which it reads as documentation, pass."""
+
+OPTION_ENTRY = "within a command-line option's entry"
+SUMMARY_LINE = "on a docstring's summary line"
 
 
-def _as_documentation(rule: Rule) -> Rule:
-    """The rule as a match within an option's entry counts: OPTION_ENTRY_CONFIDENCE at most,
-    with a message that says where it matched."""
-    confidence = min(rule.confidence, OPTION_ENTRY_CONFIDENCE)
+def _as_documentation(rule: Rule, where: str) -> Rule:
+    """The rule as a match `where` documentation puts it counts: DOCUMENTATION_CONFIDENCE at
+    most, with a message that says where it matched."""
+    confidence = min(rule.confidence, DOCUMENTATION_CONFIDENCE)
     untrusted = rule.untrusted_confidence
     return replace(
         rule,
         confidence=confidence,
         untrusted_confidence=None if untrusted is None else min(untrusted, confidence),
-        message=f"{rule.message} (within a command-line option's entry: weighed as documentation)",
+        message=f"{rule.message} ({where}: weighed as documentation)",
     )
 
 
@@ -213,8 +218,10 @@ class Scanner:
 
         hits = [hit for hit in hits if hit.rule.applies_to(origin)]
         if origin.is_untrusted_content:
-            # A manual's option entry ("-d, --debug / Turn on debug mode") is documentation.
+            # A manual's option entry ("-d, --debug / Turn on debug mode") is documentation,
+            # and so is a docstring's summary line ("Generate a swiss roll dataset.").
             hits = self._weigh_option_entries(text, hits)
+            hits = self._weigh_summary_line(text, hits)
         findings: dict[str, Finding] = {}
         for hit in hits:
             self._add(findings, hit.rule, origin, families, hit.view, hit.start, hit.end)
@@ -295,19 +302,49 @@ class Scanner:
                     )
 
     def _weigh_option_entries(self, text: str, hits: list[RegexHit]) -> list[RegexHit]:
-        """The hits, those within a command-line option's entry (`options.py`) replaced by
-        their rule's first match in the text without any option entry, if it has one, and
-        otherwise kept as documentation (`_as_documentation`)."""
+        """The hits, those within a command-line option's entry (`options.py`) weighed as
+        documentation (`_weighed_as_documentation`)."""
         documented = {hit.rule.id: hit for hit in hits if _describes_an_option(text, hit)}
         if not documented:
             return hits
+        return self._weighed_as_documentation(
+            hits, documented, without_option_entries(text), OPTION_ENTRY
+        )
+
+    def _weigh_summary_line(self, text: str, hits: list[RegexHit]) -> list[RegexHit]:
+        """The hits of a standalone request's rule on the summary line of a text marked up
+        as a docstring (`docstrings.py`) weighed as documentation
+        (`_weighed_as_documentation`)."""
+        imperative = [hit for hit in hits if hit.rule.id in docstrings.IMPERATIVE_RULES]
+        line = docstrings.summary_line(text) if imperative else None
+        if line is None:
+            return hits
+        documented = {
+            hit.rule.id: hit
+            for hit in imperative
+            if hit.start is not None
+            and hit.end is not None
+            and docstrings.on_summary_line(text, line, hit.start, hit.end)
+        }
+        if not documented:
+            return hits
+        return self._weighed_as_documentation(
+            hits, documented, docstrings.without_summary_line(text, line), SUMMARY_LINE
+        )
+
+    def _weighed_as_documentation(
+        self, hits: list[RegexHit], documented: dict[str, RegexHit], blanked: str, where: str
+    ) -> list[RegexHit]:
+        """The hits, the `documented` ones replaced by their rule's first match in `blanked`
+        (the text with the documentation's characters turned into spaces), if it has one,
+        and otherwise kept as documentation (`_as_documentation`)."""
         kept = [hit for hit in hits if hit.rule.id not in documented]
-        rest = self._raw.match(without_option_entries(text), lambda rule: rule.id in documented)
+        rest = self._raw.match(blanked, lambda rule: rule.id in documented)
         for index, (start, end) in rest.spans.items():
             kept.append(RegexHit(self._raw.rules[index], "raw", start, end))
         found = {hit.rule.id for hit in kept}
         kept.extend(
-            replace(hit, rule=_as_documentation(hit.rule))
+            replace(hit, rule=_as_documentation(hit.rule, where))
             for rule_id, hit in documented.items()
             if rule_id not in found
         )

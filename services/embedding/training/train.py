@@ -53,7 +53,13 @@ from typing import Any
 
 import numpy as np
 
-from mithril.benchmark import debian_docs, package_docs, python_docs, toolchain_docs
+from mithril.benchmark import (
+    debian_docs,
+    package_docs,
+    package_docstrings,
+    python_docs,
+    toolchain_docs,
+)
 from mithril.benchmark.detection import (
     BIPIA,
     DOCUMENTATION,
@@ -245,8 +251,9 @@ def samples(
             (source == PRESIDIO and not personal_data)
             or (source == package_docs.SOURCE and not readmes)
             or (source in TOOLCHAIN_SOURCES and not toolchain)
-            # Debian's READMEs are the benchmark's alone: no training script reads them.
-            or source == debian_docs.SOURCE
+            # Debian's READMEs and the distributions' docstrings are the benchmark's alone:
+            # no training script reads them (the shipped parts stay the scripts' output).
+            or source in (debian_docs.SOURCE, package_docstrings.SOURCE)
         ):
             continue
         context = context_view = ""

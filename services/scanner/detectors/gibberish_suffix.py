@@ -10,8 +10,11 @@ constant. A tail is flagged when at least `min_signals` (default 2) of these hol
 - at least 2 tokens glue a lower-case letter to an upper-case one, or Latin to another script;
 - at least 3 backslashes or curly braces.
 
-Lines that look like code (statement endings, indentation, `def`/`function`/`return`/`import`)
-are never flagged, nor the last row of a table (a README's API table: `*DataApi* |
+A name quoted as inline code (reStructuredText's ``TypedDict``, Markdown's `load_config`) is
+read as the one word it is: documentation that ends by naming a few (``ReadOnly``,
+``NotRequired``) would otherwise show the clusters of backticks and the glued cases of token
+soup. Lines that look like code (statement endings, indentation, `def`/`function`/`return`/
+`import`) are never flagged, nor the last row of a table (a README's API table: `*DataApi* |
 [**delete_rows**](docs/DataApi.md#delete_rows) | **POST** /v1/table/{id}/delete | ...`).
 """
 
@@ -27,6 +30,8 @@ from .base import Hit, ScanContext
 
 _CLUSTER = re2.compile(r"[\[\]{}()\\<>|$=`^~@#]{2,}")
 _GLUED = re2.compile(r"[a-z]{2}[A-Z][a-z]|[A-Za-z][^\x00-\x{2FF}\s]|[^\x00-\x{2FF}\s][A-Za-z]")
+_QUOTED_NAME = re2.compile(r"``[\w.:()-]+``|`[\w.:()-]+`")
+"""A name quoted as inline code: a dotted identifier, maybe called, between backticks."""
 _CODE_LINE = re2.compile(r"(?:[;{:]\s*$)|^\s{2,}\S|\bdef |\bfunction\b|\breturn\b|\bimport ")
 
 
@@ -51,6 +56,7 @@ class GibberishSuffixDetector:
         tail = text[start:end]
         if len(tail) < 40 or _CODE_LINE.search(tail):
             return
+        tail = _QUOTED_NAME.sub("name", tail)
         opened = sum(tail.count(c) for c in "([{")
         closed = sum(tail.count(c) for c in ")]}")
         signals = 0

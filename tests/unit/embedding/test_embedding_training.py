@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -187,3 +189,22 @@ def test_the_second_opinion_threshold_adds_at_most_its_share_of_false_positives(
     assert "Threshold 2.500 (the head's logit), held there by b (a threshold just under" in said
     assert "adds 1 of its benign VALIDATION rows, its 0.5% share allows 0)." in said
     assert flagged(opinion, rows[labels == 1]).sum() == 3  # rows select like arrays
+
+
+def test_no_training_script_reads_the_benchmarks_own_documentation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Debian's READMEs and the distributions' docstrings are measured, never fitted or
+    # chosen on: were they among the rows, a run as is would no longer give the shipped parts.
+    from mithril.benchmark import debian_docs, package_docs, package_docstrings
+    from mithril.benchmark.detection import DEV, Row
+    from mithril.domain import Origin
+    from mithril.services.embedding.training import train
+
+    page = "Configure the daemon in /etc/example.conf before you start it. " * 8
+    loaded = {
+        source: [Row(f"{source} {page}", 0, DEV, origin=Origin.RETRIEVAL, group=source)]
+        for source in (package_docs.SOURCE, debian_docs.SOURCE, package_docstrings.SOURCE)
+    }
+    monkeypatch.setattr(train, "load_sources", lambda *args, **kwargs: loaded)
+    assert {s.source for s in train.samples(Path("/nonexistent"))} == {package_docs.SOURCE}

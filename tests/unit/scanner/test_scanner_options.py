@@ -12,7 +12,7 @@ from mithril.services.scanner.options import (
     in_option_description,
     without_option_entries,
 )
-from mithril.services.scanner.scanner import OPTION_ENTRY_CONFIDENCE
+from mithril.services.scanner.scanner import DOCUMENTATION_CONFIDENCE
 
 THRESHOLD = 0.5
 
@@ -78,7 +78,7 @@ def test_a_manuals_option_entries_are_weighed_as_documentation_when_retrieved(
         result = scanner.scan(entry, origin)
         (finding,) = result.findings
         assert finding.rule_id == "jailbreak.mode_switch" and "option's entry" in finding.message
-        assert finding.confidence == OPTION_ENTRY_CONFIDENCE and result.score < THRESHOLD
+        assert finding.confidence == DOCUMENTATION_CONFIDENCE and result.score < THRESHOLD
     # A user's prompt is read as it is.
     (finding,) = scanner.scan(entry).findings
     assert finding.confidence > THRESHOLD and "option" not in finding.message
