@@ -107,6 +107,14 @@ def _fitting(paragraph: str) -> Iterator[str]:
 def documents(paths: Iterable[Path] | None = None) -> Iterator[Chunk]:
     """Every kept chunk of every distribution found on `paths` (default: this interpreter's
     `sys.path`), distributions by normalised name, each once."""
+    by_name = installed(paths)
+    readmes = ((name, [long_description(_metadata(by_name[name]))]) for name in sorted(by_name))
+    yield from kept_chunks(readmes)
+
+
+def installed(paths: Iterable[Path] | None = None) -> dict[str, importlib.metadata.Distribution]:
+    """Every distribution found on `paths` (default: this interpreter's `sys.path`) by its
+    normalised name, the first found of a name, SKIPPED ones left out."""
     found = (
         importlib.metadata.distributions()
         if paths is None
@@ -117,8 +125,7 @@ def documents(paths: Iterable[Path] | None = None) -> Iterator[Chunk]:
         name = normalised(_metadata(distribution).get("Name") or "")
         if name and name not in SKIPPED:
             by_name.setdefault(name, distribution)
-    readmes = ((name, [long_description(_metadata(by_name[name]))]) for name in sorted(by_name))
-    yield from kept_chunks(readmes)
+    return by_name
 
 
 def kept_chunks(

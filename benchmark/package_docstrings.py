@@ -43,16 +43,7 @@ SKIPPED_DIRECTORIES = frozenset({"test", "tests", "testing", "_vendor", "vendore
 def documents(paths: Iterable[Path] | None = None) -> Iterator[package_docs.Chunk]:
     """The kept docstrings of every distribution found on `paths` (default: this
     interpreter's `sys.path`), distributions by normalised name in order, each once."""
-    found = (
-        importlib.metadata.distributions()
-        if paths is None
-        else importlib.metadata.distributions(path=[str(p) for p in paths])
-    )
-    by_name: dict[str, importlib.metadata.Distribution] = {}
-    for distribution in found:
-        name = package_docs.normalised(distribution.metadata["Name"] or "")
-        if name and name not in package_docs.SKIPPED:
-            by_name.setdefault(name, distribution)
+    by_name = package_docs.installed(paths)
     seen: set[str] = set()
     for name in sorted(by_name):
         texts = [
