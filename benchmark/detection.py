@@ -63,7 +63,7 @@ import hashlib
 import json
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -616,6 +616,10 @@ def _debian_docs() -> list[Row]:
     ]
 
 
+def _toolchain_rows(source: str, chunks: Iterable[package_docs.Chunk]) -> list[Row]:
+    return _chunk_rows(chunks, source.removeprefix("benign/"))
+
+
 def _man_pages() -> list[Row]:
     return _chunk_rows(man_pages.documents(), "man-pages")
 
@@ -625,6 +629,7 @@ def load_sources(
     documentation: bool = False,
     manual: bool = True,
     follow_ups: bool = False,
+    only: Collection[str] | None = None,
 ) -> dict[str, list[Row]]:
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
     `documentation` the standard library's docstrings (`python_docs.SOURCE`), the
@@ -634,7 +639,8 @@ def load_sources(
     and READMEs (`toolchain_docs.NPM_SOURCE`), the Rust toolchain's books
     (`toolchain_docs.RUST_SOURCE`) and, unless `manual` is False, the manual pages
     (`man_pages.SOURCE`, held out by package; rendering them takes a while); with
-    `follow_ups` the short turns written for Mithril (`follow_ups.SOURCE`)."""
+    `follow_ups` the short turns written for Mithril (`follow_ups.SOURCE`). With `only`,
+    just the sources it names are read (a source with no rows is left out either way)."""
     d = Path(datasets_dir)
     loaders: dict[str, Callable[[], list[Row]]] = {
         "injection/s-labs": lambda: _own_split(d / "injection/s-labs.jsonl", None),
@@ -657,30 +663,35 @@ def load_sources(
         PRESIDIO: lambda: _presidio(d / PRESIDIO_FILE),
     }
     paths = {BIPIA: d / BIPIA, PRESIDIO: d / PRESIDIO_FILE}
+    loaders = {
+        name: loader
+        for name, loader in loaders.items()
+        if paths.get(name, d / f"{name}.jsonl").exists()
+    }
+    if follow_ups:
+        loaders[FOLLOW_UPS] = _follow_ups
+    if documentation:
+        loaders |= {
+            python_docs.SOURCE: _python_docs,
+            package_docs.SOURCE: _package_docs,
+            # Held out with the same key as the READMEs: a distribution's are on one side.
+            package_docstrings.SOURCE: lambda: _chunk_rows(
+                package_docstrings.documents(), "package-docs"
+            ),
+            debian_docs.SOURCE: _debian_docs,
+            toolchain_docs.NPM_SOURCE: lambda: _toolchain_rows(
+                toolchain_docs.NPM_SOURCE, toolchain_docs.npm_documents()
+            ),
+            toolchain_docs.RUST_SOURCE: lambda: _toolchain_rows(
+                toolchain_docs.RUST_SOURCE, toolchain_docs.rust_documents()
+            ),
+        }
+        if manual:
+            loaders[man_pages.SOURCE] = _man_pages
     sources: dict[str, list[Row]] = {}
     for name, loader in loaders.items():
-        path = paths.get(name, d / f"{name}.jsonl")
-        if path.exists():
-            sources[name] = loader()
-    if follow_ups:
-        sources[FOLLOW_UPS] = _follow_ups()
-    if documentation:
-        sources[python_docs.SOURCE] = _python_docs()
-        sources[package_docs.SOURCE] = _package_docs()
-        # Held out with the same key as the READMEs: a distribution's are on one side.
-        sources[package_docstrings.SOURCE] = _chunk_rows(
-            package_docstrings.documents(), "package-docs"
-        )
-        if debian := _debian_docs():
-            sources[debian_docs.SOURCE] = debian
-        for name, chunks in (
-            (toolchain_docs.NPM_SOURCE, toolchain_docs.npm_documents()),
-            (toolchain_docs.RUST_SOURCE, toolchain_docs.rust_documents()),
-        ):
-            if rows := _chunk_rows(chunks, name.removeprefix("benign/")):
-                sources[name] = rows
-        if manual and (pages := _man_pages()):
-            sources[man_pages.SOURCE] = pages
+        if (only is None or name in only) and (rows := loader()):
+            sources[name] = rows
     return sources
 
 

@@ -11,9 +11,9 @@ planted request uses ("Return ...", "Create ..."); these often do. Every docstri
 them, tests left out; at most `MAX_FILES` of them, evenly through them in path order), cut to
 its first `python_docs.MAX_CHARS`, is a candidate; at most `MAX_PER_DISTRIBUTION` a
 distribution are kept, evenly through them (a few large libraries would otherwise outweigh
-the rest), a text seen before skipped. Each is
-a benign row, scanned as `Origin.RETRIEVAL`, held out by distribution with the same key as
-its README (`package_docs`): a distribution's docstrings and README are on one side.
+the rest), a text seen before skipped. Each is a benign row, scanned as `Origin.RETRIEVAL`,
+held out by distribution with the same key as its README (`package_docs`): a
+distribution's docstrings and README are on one side.
 
 The texts are read in place (each under its distribution's licence), never copied into this
 repository, so the rows follow what is installed: the same pinned install gives the same

@@ -27,6 +27,8 @@ SKIPPED_PACKAGES = frozenset(
 """Tests (strings written to provoke parsers), GUI and demo code, and installed packages."""
 
 _DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+Documented = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+"""The nodes that can hold a docstring: `_DOCUMENTED`, as a type."""
 _STATEMENTS = (ast.stmt, ast.excepthandler, ast.match_case)
 """What holds a definition: statements, and the clauses of `try` and `match`."""
 
@@ -61,9 +63,6 @@ def file_docstrings(path: Path) -> Iterator[tuple[str, str]]:
         text = ast.get_docstring(node)
         if text is not None and len(text) >= MIN_CHARS:
             yield type(node).__name__.removesuffix("Def").lower(), text[:MAX_CHARS]
-
-
-Documented = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def _documented(tree: ast.Module) -> Iterator[Documented]:

@@ -55,14 +55,15 @@ import numpy as np
 
 from mithril.benchmark import (
     debian_docs,
+    man_pages,
     package_docs,
-    package_docstrings,
     python_docs,
     toolchain_docs,
 )
 from mithril.benchmark.detection import (
     BIPIA,
     DOCUMENTATION,
+    FOLLOW_UPS,
     GPTFUZZ_PLACEHOLDER,
     HELD_OUT,
     PRESIDIO,
@@ -98,6 +99,28 @@ classifier (planted lines, line threshold, multilingual, document scale) are cho
 TOOLCHAIN_SOURCES = (toolchain_docs.NPM_SOURCE, toolchain_docs.RUST_SOURCE)
 """npm's and the Rust toolchain's documentation: benign retrieved content the classifier
 and the combiner are fitted and chosen on; the heads fitted before them do not read it."""
+TRAINING_SOURCES = (
+    "injection/s-labs",
+    "injection/neuralchemy",
+    "jailbreak/jbb-artifacts",
+    "jailbreak/gptfuzz-templates",
+    "jailbreak/giskard",
+    "benign/mt-vicuna-bench",
+    BIPIA,
+    # With the standard library's docstrings (clean documentation, which the tiers had
+    # never been shown and flagged one in six of) and presidio's sentences (personal data,
+    # of which they flagged one in seven held-out as attacks).
+    PRESIDIO,
+    python_docs.SOURCE,
+    package_docs.SOURCE,
+    *TOOLCHAIN_SOURCES,
+    man_pages.SOURCE,
+    FOLLOW_UPS,
+)
+"""The benchmark sources `samples` reads, as its arguments allow (the manual pages and the
+follow-up turns only when asked for). A source the benchmark gains is not fitted or chosen
+on until it is named here: Debian's READMEs and the distributions' docstrings are the
+benchmark's alone, so a training script run as is still gives the shipped parts."""
 
 SOURCES_META = [
     {
@@ -242,20 +265,16 @@ def samples(
     `planted_samples` (VALIDATION only: `validation.py` measures the cascade on them; the
     shipped parts and combiner were chosen without them)."""
     out: list[Sample] = []
-    # With the standard library's docstrings (clean documentation, which the tiers had
-    # never been shown and flagged one in six of) and presidio's sentences (personal data,
-    # of which they flagged one in seven held-out as attacks).
-    loaded = load_sources(datasets, documentation=True, manual=manual, follow_ups=follow_ups)
+    left_out = {
+        PRESIDIO: not personal_data,
+        package_docs.SOURCE: not readmes,
+        **dict.fromkeys(TOOLCHAIN_SOURCES, not toolchain),
+    }
+    wanted = {source for source in TRAINING_SOURCES if not left_out.get(source, False)}
+    loaded = load_sources(
+        datasets, documentation=True, manual=manual, follow_ups=follow_ups, only=wanted
+    )
     for source, rows in loaded.items():
-        if (
-            (source == PRESIDIO and not personal_data)
-            or (source == package_docs.SOURCE and not readmes)
-            or (source in TOOLCHAIN_SOURCES and not toolchain)
-            # Debian's READMEs and the distributions' docstrings are the benchmark's alone:
-            # no training script reads them (the shipped parts stay the scripts' output).
-            or source in (debian_docs.SOURCE, package_docstrings.SOURCE)
-        ):
-            continue
         context = context_view = ""
         for row in rows:
             group = row.group or row.text

@@ -206,5 +206,14 @@ def test_no_training_script_reads_the_benchmarks_own_documentation(
         source: [Row(f"{source} {page}", 0, DEV, origin=Origin.RETRIEVAL, group=source)]
         for source in (package_docs.SOURCE, debian_docs.SOURCE, package_docstrings.SOURCE)
     }
-    monkeypatch.setattr(train, "load_sources", lambda *args, **kwargs: loaded)
+    asked: list[set[str]] = []
+
+    def load_sources(*args: object, only: set[str], **kwargs: object) -> dict[str, list[Row]]:
+        asked.append(only)
+        return {source: rows for source, rows in loaded.items() if source in only}
+
+    monkeypatch.setattr(train, "load_sources", load_sources)
     assert {s.source for s in train.samples(Path("/nonexistent"))} == {package_docs.SOURCE}
+    # Not even read: the allow-list is what `load_sources` is asked for.
+    assert not asked[0] & {debian_docs.SOURCE, package_docstrings.SOURCE}
+    assert not train.samples(Path("/nonexistent"), readmes=False)
