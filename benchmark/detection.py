@@ -19,6 +19,9 @@ Sources (under `datasets_dir`, see its README.md):
 - benign/package-docstrings (with `documentation=True` too): the same distributions'
   docstrings, an API reference (`package_docstrings.py`), benign, held out with their
   distribution's README; no training script reads them. Scanned as `Origin.RETRIEVAL`.
+- benign/package-sources (with `documentation=True` too): the same distributions' own Python
+  files cut as a RAG pipeline cuts them (`package_sources.py`), benign, held out with their
+  distribution's README; no training script reads them. Scanned as `Origin.RETRIEVAL`.
 - benign/debian-docs (with `documentation=True` too): the READMEs of the Debian packages
   under /usr/share/doc, cut the same way (`debian_docs.py`), benign, every row HELD_OUT:
   documentation nothing was ever chosen on. Scanned as `Origin.RETRIEVAL`.
@@ -74,6 +77,7 @@ from mithril.benchmark import (
     man_pages,
     package_docs,
     package_docstrings,
+    package_sources,
     python_docs,
     toolchain_docs,
 )
@@ -633,12 +637,13 @@ def load_sources(
 ) -> dict[str, list[Row]]:
     """Every labelled source present under `datasets_dir`, as rows with a split, and with
     `documentation` the standard library's docstrings (`python_docs.SOURCE`), the
-    installed distributions' READMEs (`package_docs.SOURCE`) and docstrings
-    (`package_docstrings.SOURCE`, held out with their README) and, where the machine has
-    them, the Debian packages' READMEs (`debian_docs.SOURCE`, all held out), npm's manual
-    and READMEs (`toolchain_docs.NPM_SOURCE`), the Rust toolchain's books
-    (`toolchain_docs.RUST_SOURCE`) and, unless `manual` is False, the manual pages
-    (`man_pages.SOURCE`, held out by package; rendering them takes a while); with
+    installed distributions' READMEs (`package_docs.SOURCE`), docstrings
+    (`package_docstrings.SOURCE`) and source files (`package_sources.SOURCE`), the last two
+    held out with their README, and, where the machine has them, the Debian packages'
+    READMEs (`debian_docs.SOURCE`, all held out), npm's manual and READMEs
+    (`toolchain_docs.NPM_SOURCE`), the Rust toolchain's books (`toolchain_docs.RUST_SOURCE`)
+    and, unless `manual` is False, the manual pages (`man_pages.SOURCE`, held out by
+    package; rendering them takes a while); with
     `follow_ups` the short turns written for Mithril (`follow_ups.SOURCE`). With `only`,
     just the sources it names are read (a source with no rows is left out either way)."""
     d = Path(datasets_dir)
@@ -677,6 +682,9 @@ def load_sources(
             # Held out with the same key as the READMEs: a distribution's are on one side.
             package_docstrings.SOURCE: lambda: _chunk_rows(
                 package_docstrings.documents(), "package-docs"
+            ),
+            package_sources.SOURCE: lambda: _chunk_rows(
+                package_sources.documents(), "package-docs"
             ),
             debian_docs.SOURCE: _debian_docs,
             toolchain_docs.NPM_SOURCE: lambda: _toolchain_rows(
@@ -834,6 +842,11 @@ def run_detection(
         f" evenly through at most {package_docstrings.MAX_FILES} of its files, tests left"
         " out), benign, scanned as Origin.RETRIEVAL; held out with their distribution's"
         " README; no training script reads them.",
+        f"{package_sources.SOURCE} (when measured): the same distributions' own Python files"
+        f" (the same files), cut as the READMEs are and at least {package_docs.MIN_CHARS}"
+        f" characters a piece, at most {package_sources.MAX_PER_DISTRIBUTION} pieces of each"
+        " evenly through them, benign, scanned as Origin.RETRIEVAL; held out with their"
+        " distribution's README; no training script reads them.",
         f"{debian_docs.SOURCE} (when measured): the READMEs of the Debian packages under"
         f" {debian_docs.DOC_ROOT} (README, README.md, README.Debian, ..., gzipped or not; each"
         " under its package's licence, read in place), cut as the distributions' READMEs are;"

@@ -48,7 +48,7 @@ def documents(paths: Iterable[Path] | None = None) -> Iterator[package_docs.Chun
     for name in sorted(by_name):
         texts = [
             text
-            for path in evenly(_python_files(by_name[name]), MAX_FILES)
+            for path in evenly(python_files(by_name[name]), MAX_FILES)
             for _, text in python_docs.file_docstrings(path)
             if text not in seen
         ]
@@ -64,7 +64,7 @@ def evenly(items: list[T], limit: int) -> list[T]:
     return [items[i * len(items) // limit] for i in range(limit)]
 
 
-def _python_files(distribution: importlib.metadata.Distribution) -> list[Path]:
+def python_files(distribution: importlib.metadata.Distribution) -> list[Path]:
     """The distribution's own .py files, by path, outside tests and vendored copies."""
     files = [
         entry

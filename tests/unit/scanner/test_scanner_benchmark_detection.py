@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from mithril.benchmark import detection, package_docstrings, python_docs
+from mithril.benchmark import detection, package_docstrings, package_sources, python_docs
 from mithril.benchmark.detection import (
     DEV,
     HELD_OUT,
@@ -162,6 +162,7 @@ def test_load_sources_reads_only_the_sources_asked_for(
     for name in ("_package_docs", "_debian_docs", "_man_pages", "_follow_ups"):
         monkeypatch.setattr(detection, name, unread)
     monkeypatch.setattr(package_docstrings, "documents", unread)
+    monkeypatch.setattr(package_sources, "documents", unread)
     only = {"injection/s-labs", python_docs.SOURCE}
     loaded = load_sources(tmp_path, documentation=True, follow_ups=True, only=only)
     assert set(loaded) == only
