@@ -23,7 +23,7 @@ rows. Mithril's own distribution is left out, as its README is.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -43,18 +43,35 @@ SKIPPED_DIRECTORIES = frozenset({"test", "tests", "testing", "_vendor", "vendore
 def documents(paths: Iterable[Path] | None = None) -> Iterator[package_docs.Chunk]:
     """The kept docstrings of every distribution found on `paths` (default: this
     interpreter's `sys.path`), distributions by normalised name in order, each once."""
+    return from_own_files(
+        lambda path: (text for _, text in python_docs.file_docstrings(path)),
+        "docstring",
+        MAX_PER_DISTRIBUTION,
+        paths,
+    )
+
+
+def from_own_files(
+    texts_of: Callable[[Path], Iterable[str]],
+    kind: str,
+    limit: int,
+    paths: Iterable[Path] | None = None,
+) -> Iterator[package_docs.Chunk]:
+    """For every distribution found on `paths`, by normalised name in order: the texts
+    `texts_of` gives of its own Python files (at most MAX_FILES of them, evenly through
+    them), at most `limit` kept evenly through them, a text seen before skipped."""
     by_name = package_docs.installed(paths)
     seen: set[str] = set()
     for name in sorted(by_name):
         texts = [
             text
             for path in evenly(python_files(by_name[name]), MAX_FILES)
-            for _, text in python_docs.file_docstrings(path)
+            for text in texts_of(path)
             if text not in seen
         ]
-        for text in dict.fromkeys(evenly(texts, MAX_PER_DISTRIBUTION)):
+        for text in dict.fromkeys(evenly(texts, limit)):
             seen.add(text)
-            yield package_docs.Chunk(name, "docstring", text)
+            yield package_docs.Chunk(name, kind, text)
 
 
 def evenly(items: list[T], limit: int) -> list[T]:

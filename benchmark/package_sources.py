@@ -33,19 +33,12 @@ MAX_PER_DISTRIBUTION = 10
 def documents(paths: Iterable[Path] | None = None) -> Iterator[package_docs.Chunk]:
     """The kept pieces of every distribution found on `paths` (default: this interpreter's
     `sys.path`), distributions by normalised name in order."""
-    by_name = package_docs.installed(paths)
-    seen: set[str] = set()
-    for name in sorted(by_name):
-        files = package_docstrings.python_files(by_name[name])
-        pieces = [
-            piece
-            for path in package_docstrings.evenly(files, package_docstrings.MAX_FILES)
-            for piece in package_docs.chunks(_read(path))
-            if len(piece) >= package_docs.MIN_CHARS and piece not in seen
-        ]
-        for piece in dict.fromkeys(package_docstrings.evenly(pieces, MAX_PER_DISTRIBUTION)):
-            seen.add(piece)
-            yield package_docs.Chunk(name, "source", piece)
+    return package_docstrings.from_own_files(_pieces, "source", MAX_PER_DISTRIBUTION, paths)
+
+
+def _pieces(path: Path) -> list[str]:
+    """The file cut as a splitter cuts it, pieces too short to retrieve left out."""
+    return [p for p in package_docs.chunks(_read(path)) if len(p) >= package_docs.MIN_CHARS]
 
 
 def _read(path: Path) -> str:

@@ -49,7 +49,7 @@ def test_run_detection_measures_the_documentation_when_asked(tmp_path: Path) -> 
 
     report = run_detection(tmp_path, decide, documentation=True)
     held = report.get(python_docs.SOURCE, HELD_OUT)
-    docs = load_sources(tmp_path, documentation=True, manual=False)[python_docs.SOURCE]
+    docs = load_sources(tmp_path, documentation=True, only={python_docs.SOURCE})[python_docs.SOURCE]
     rows = [r for r in docs if r.split == HELD_OUT]
     assert held is not None and held.benign == len(rows) and held.attacks == 0
     assert 0 < held.fp == sum("socket" in r.text.lower() for r in rows) < len(rows)

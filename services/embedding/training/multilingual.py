@@ -111,6 +111,7 @@ from mithril.services.embedding.training.train import (
     DOCUMENT_SOURCES,
     FIT,
     MAX_FPR,
+    PROMPT_DATASETS,
     SEED,
     VALIDATION,
     Sample,
@@ -136,16 +137,7 @@ TRANSLATED = "translated/"
 """Source prefix of the translated rows."""
 DOCUMENTS = "indirect/bipia"
 """The source of clean documents the threshold is also chosen on."""
-PROMPT_SOURCES = frozenset(
-    {
-        "injection/s-labs",
-        "injection/neuralchemy",
-        "jailbreak/jbb-artifacts",
-        "jailbreak/gptfuzz-templates",
-        "jailbreak/giskard",
-        "benign/mt-vicuna-bench",
-    }
-)
+PROMPT_SOURCES = frozenset(PROMPT_DATASETS)
 
 
 def window_vectors(

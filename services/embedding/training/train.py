@@ -99,13 +99,17 @@ classifier (planted lines, line threshold, multilingual, document scale) are cho
 TOOLCHAIN_SOURCES = (toolchain_docs.NPM_SOURCE, toolchain_docs.RUST_SOURCE)
 """npm's and the Rust toolchain's documentation: benign retrieved content the classifier
 and the combiner are fitted and chosen on; the heads fitted before them do not read it."""
-TRAINING_SOURCES = (
+PROMPT_DATASETS = (
     "injection/s-labs",
     "injection/neuralchemy",
     "jailbreak/jbb-artifacts",
     "jailbreak/gptfuzz-templates",
     "jailbreak/giskard",
     "benign/mt-vicuna-bench",
+)
+"""The labelled datasets of prompts (a user's turn, attack or not)."""
+TRAINING_SOURCES = (
+    *PROMPT_DATASETS,
     BIPIA,
     # With the standard library's docstrings (clean documentation, which the tiers had
     # never been shown and flagged one in six of) and presidio's sentences (personal data,
